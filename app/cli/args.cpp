@@ -1,0 +1,125 @@
+#include "app/cli/args.h"
+
+#include <cctype>
+#include <sstream>
+
+#include "core/util/error.h"
+
+namespace lsrl::cli {
+
+namespace {
+
+const OptionSpec* findOption(const CommandSpec& spec, const std::string& name) {
+  for (const OptionSpec& o : spec.options) {
+    if (o.name == name) return &o;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int parseIntValue(const std::string& text, const std::string& what, long long lo, long long hi) {
+  size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || v < lo || v > hi) {
+    throw Error(what + " expects an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                ", got \"" + text + "\"");
+  }
+  return static_cast<int>(v);
+}
+
+std::string helpFor(const CommandSpec& spec) {
+  std::ostringstream os;
+  os << "usage: " << spec.usage << "\n\n" << spec.summary << "\n";
+  if (!spec.options.empty()) os << "\noptions:\n";
+  for (const OptionSpec& o : spec.options) {
+    std::string left = (o.name.size() == 1 ? "  -" : "  --") + o.name +
+                       (o.valueName.empty() ? "" : " " + o.valueName);
+    if (left.size() < 28) left.resize(28, ' ');
+    os << left << " " << o.help << (o.repeatable ? " (repeatable)" : "") << "\n";
+  }
+  os << "  --help                       show this help\n";
+  return os.str();
+}
+
+std::optional<Args> Args::parse(const CommandSpec& spec, const std::vector<std::string>& argv,
+                                std::string& helpText) {
+  Args a;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      helpText = helpFor(spec);
+      return std::nullopt;
+    }
+    // Options are --name; single-letter ones may also be written -o.
+    const bool shortOption = arg.size() == 2 && arg[0] == '-' && std::isalpha(arg[1]);
+    if (!shortOption && (arg.rfind("--", 0) != 0 || arg == "--")) {
+      a.positional_.push_back(arg);
+      continue;
+    }
+    std::string name = arg.substr(shortOption ? 1 : 2);
+    std::optional<std::string> value;
+    if (const size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    const OptionSpec* opt = findOption(spec, name);
+    if (opt == nullptr) {
+      throw Error("unknown option --" + name + " (see --help)");
+    }
+    if (opt->valueName.empty()) {
+      if (value) throw Error("option --" + name + " takes no value");
+      a.values_[name].push_back("true");
+      continue;
+    }
+    if (!value) {
+      if (i + 1 >= argv.size())
+        throw Error("option --" + name + " needs a value " + opt->valueName);
+      value = argv[++i];
+    }
+    if (!opt->repeatable && a.values_.count(name)) {
+      throw Error("option --" + name + " given twice");
+    }
+    a.values_[name].push_back(*value);
+  }
+  const int n = static_cast<int>(a.positional_.size());
+  if (n < spec.minPositional || n > spec.maxPositional) {
+    throw Error(
+        "expected " +
+        (spec.minPositional == spec.maxPositional
+             ? std::to_string(spec.minPositional)
+             : std::to_string(spec.minPositional) + " to " + std::to_string(spec.maxPositional)) +
+        " positional argument(s), got " + std::to_string(n) + "\nusage: " + spec.usage);
+  }
+  return a;
+}
+
+std::string Args::get(const std::string& name, const std::string& fallback) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? fallback : it->second.back();
+}
+
+const std::vector<std::string>& Args::all(const std::string& name) const {
+  static const std::vector<std::string> kEmpty;
+  auto it = values_.find(name);
+  return it == values_.end() ? kEmpty : it->second;
+}
+
+std::map<std::string, std::string> Args::keyValues(const std::string& name) const {
+  std::map<std::string, std::string> kv;
+  for (const std::string& s : all(name)) {
+    const size_t eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw Error("--" + name + " expects key=value, got \"" + s + "\"");
+    }
+    kv[s.substr(0, eq)] = s.substr(eq + 1);
+  }
+  return kv;
+}
+
+}  // namespace lsrl::cli

@@ -1,0 +1,52 @@
+// A small command-line parser shared by every `lsrl` subcommand: positional
+// arguments, `--key value` / `--key=value` options (repeatable ones collected in
+// order), boolean flags, and an automatic --help from the declared options.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lsrl::cli {
+
+struct OptionSpec {
+  std::string name;       // without the leading "--"
+  std::string valueName;  // empty for a boolean flag
+  std::string help;
+  bool repeatable = false;
+};
+
+struct CommandSpec {
+  std::string usage;    // e.g. "lsrl run FILE.json --input IN.json [options]"
+  std::string summary;  // one paragraph
+  std::vector<OptionSpec> options;
+  int minPositional = 0;
+  int maxPositional = 0;
+};
+
+class Args {
+ public:
+  // Throws lsrl::Error on unknown options, missing values or positional count.
+  // Returns std::nullopt when --help was asked for (the help text is in helpText).
+  static std::optional<Args> parse(const CommandSpec& spec, const std::vector<std::string>& argv,
+                                   std::string& helpText);
+
+  const std::vector<std::string>& positional() const { return positional_; }
+  bool has(const std::string& name) const { return values_.count(name) > 0; }
+  std::string get(const std::string& name, const std::string& fallback = {}) const;
+  const std::vector<std::string>& all(const std::string& name) const;
+  // --set key=value pairs, in order; a key given twice keeps the last value.
+  std::map<std::string, std::string> keyValues(const std::string& name) const;
+
+ private:
+  std::vector<std::string> positional_;
+  std::map<std::string, std::vector<std::string>> values_;
+};
+
+std::string helpFor(const CommandSpec& spec);
+
+// An integer option value in [lo, hi]; throws lsrl::Error naming `what` otherwise.
+int parseIntValue(const std::string& text, const std::string& what, long long lo, long long hi);
+
+}  // namespace lsrl::cli

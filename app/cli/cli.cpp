@@ -1,0 +1,64 @@
+#include "app/cli/cli.h"
+
+#include <functional>
+#include <iostream>
+
+#include "app/cli/commands.h"
+#include "core/util/error.h"
+
+namespace lsrl::cli {
+
+namespace {
+
+struct Subcommand {
+  const char* name;
+  const char* summary;
+  int (*run)(const Argv&, std::ostream&);
+};
+
+constexpr Subcommand kSubcommands[] = {
+    {"program", "build one of the paper's programs and write it as a graph file", cmdProgram},
+    {"info", "summarise a graph file as one JSON object", cmdInfo},
+    {"check", "validate a graph file and list every problem found", cmdCheck},
+    {"run", "run a program on token sequences (float64 or exact)", cmdRun},
+    {"prompt", "write an input file for vec2vec or tok2tok", cmdPrompt},
+    {"bench", "benchmarks (lsrl bench run)", cmdBench},
+};
+
+void printUsage(std::ostream& os) {
+  os << "usage: lsrl <command> [arguments]   (lsrl <command> --help for details)\n\ncommands:\n";
+  for (const Subcommand& s : kSubcommands) {
+    std::string name = s.name;
+    name.resize(10, ' ');
+    os << "  " << name << s.summary << "\n";
+  }
+}
+
+}  // namespace
+
+int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    printUsage(args.empty() ? err : out);
+    return args.empty() ? 2 : 0;
+  }
+  for (const Subcommand& s : kSubcommands) {
+    if (args[0] != s.name) continue;
+    try {
+      return s.run(Argv(args.begin() + 1, args.end()), out);
+    } catch (const Error& e) {
+      err << "lsrl " << s.name << ": error: " << e.what() << "\n";
+      return 1;
+    } catch (const std::bad_alloc&) {
+      err << "lsrl " << s.name << ": error: out of memory\n";
+      return 1;
+    } catch (const std::exception& e) {
+      err << "lsrl " << s.name << ": internal error: " << e.what() << "\n";
+      return 3;
+    }
+  }
+  err << "lsrl: unknown command \"" << args[0] << "\"\n";
+  printUsage(err);
+  return 2;
+}
+
+}  // namespace lsrl::cli

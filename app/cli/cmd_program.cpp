@@ -1,0 +1,37 @@
+// lsrl program NAME [--set key=value]... -o FILE.json
+#include <ostream>
+
+#include "app/cli/args.h"
+#include "app/cli/commands.h"
+#include "core/io/graph_file.h"
+#include "core/programs/program_registry.h"
+#include "core/util/error.h"
+
+namespace lsrl::cli {
+
+int cmdProgram(const Argv& argv, std::ostream& out) {
+  const CommandSpec spec{
+      "lsrl program NAME [--set key=value]... -o FILE.json",
+      "Builds one of the paper's programs (NAME: more_ones, vec2vec, tok2tok) and writes it as a\n"
+      "graph file. Keys: n, m (vec2vec input/output dims), L (tok2tok key/value length),\n"
+      "conditional (direct, optimized, step_optimized, multiplicative,\n"
+      "multiplicative_optimized), mu (step scale, default 1000), lambda (large constant,\n"
+      "default 1e10). Values use the exact scalar grammar (e.g. 1e10, 1/3).",
+      {{"set", "key=value", "program parameter", true},
+       {"o", "FILE.json", "output graph file (written atomically)"}},
+      1,
+      1};
+  std::string help;
+  auto args = Args::parse(spec, argv, help);
+  if (!args) {
+    out << help;
+    return 0;
+  }
+  if (!args->has("o")) throw Error("missing -o FILE.json (where to write the program)");
+  const Graph g = buildProgram(args->positional()[0], args->keyValues("set"));
+  saveGraphFile(g, args->get("o"));
+  out << "wrote " << args->get("o") << " (" << g.programNodes().size() << " nodes)\n";
+  return 0;
+}
+
+}  // namespace lsrl::cli

@@ -1,0 +1,20 @@
+// The subcommands of `lsrl`. Each takes the arguments after its name and returns
+// an exit code; errors are thrown as lsrl::Error and reported by runCli.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace lsrl::cli {
+
+using Argv = std::vector<std::string>;
+
+int cmdProgram(const Argv& args, std::ostream& out);
+int cmdInfo(const Argv& args, std::ostream& out);
+int cmdCheck(const Argv& args, std::ostream& out);
+int cmdRun(const Argv& args, std::ostream& out);
+int cmdPrompt(const Argv& args, std::ostream& out);
+int cmdBench(const Argv& args, std::ostream& out);
+
+}  // namespace lsrl::cli

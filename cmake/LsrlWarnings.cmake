@@ -1,0 +1,17 @@
+# Warnings apply to our code only: third-party include dirs are SYSTEM.
+add_library(lsrl_warnings INTERFACE)
+target_compile_options(lsrl_warnings INTERFACE -Wall -Wextra)
+if(LSRL_WERROR)
+  target_compile_options(lsrl_warnings INTERFACE -Werror)
+endif()
+
+if(LSRL_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+if(LSRL_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "LSRL_FUZZ needs clang (libFuzzer)")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()

@@ -1,0 +1,152 @@
+// The LSRL intermediate representation: a DAG of the six primitives (lsrl.md §1).
+//
+// Node ids are creation order and never reused; they are saved in files, and every
+// topological order in the project is Kahn's algorithm taking the smallest id first,
+// so builds, runs and compiles are reproducible. Sugar functions record themselves as
+// named groups over the primitives they create (the editor shows them as boxes).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/graph/matrix.h"
+
+namespace lsrl {
+
+using NodeId = int;
+using GroupId = int;
+constexpr NodeId kNoNode = -1;
+constexpr GroupId kNoGroup = -1;
+
+enum class Op : uint8_t { Input, Linear, ReLU, LinState, Concat, Multi };
+constexpr int kOpCount = 6;
+std::string_view opName(Op op);  // "Input", "Linear", "ReLU", "LinState", "Concat", "Multi"
+std::optional<Op> opFromName(std::string_view name);  // also accepts "Multiplicative"
+
+// A Linear that selects rows [start, end) of its input. It is a Linear for every
+// purpose of execution, but counts as its own op ("Slice") and keeps its tag until
+// a compiler rule fuses it into another Linear.
+struct SliceTag {
+  int start = 0;
+  int end = 0;
+  friend bool operator==(const SliceTag&, const SliceTag&) = default;
+};
+
+struct Node {
+  NodeId id = kNoNode;
+  Op op = Op::Input;
+  int dim = 0;                  // output width
+  std::vector<NodeId> inputs;   // Concat: >= 1 (repeats allowed); Input: none; else 1
+  std::string name;             // optional user-visible name
+  bool alwaysPositive = false;  // value provably >= 0 in every entry
+  GroupId group = kNoGroup;     // innermost sugar group that created the node
+
+  std::optional<SliceTag> slice;  // Linear only
+  ExactMatrix A;                  // Linear: rows(A) x dim(x); LinState: dim x dim
+  ExactMatrix B;                  // LinState: dim x dim(x)
+  ExactVector b;                  // Linear offset (dim)
+  ExactVector init;               // LinState initial state s_0 (dim)
+  ExactVector bias;               // LinState bias (dim)
+
+  bool isSlice() const { return op == Op::Linear && slice.has_value(); }
+  // "Slice" for sliced Linears, else opName(op): the op as node counts report it.
+  std::string_view countedOpName() const;
+};
+
+// A sugar call (f_step, f_ifelse, ...): the nodes it created, its parameters as
+// scalar-grammar strings, and its result node. Groups nest (f_larger inside f_and).
+struct Group {
+  GroupId id = kNoGroup;
+  std::string function;
+  std::vector<std::pair<std::string, std::string>> params;
+  GroupId parent = kNoGroup;
+  std::vector<NodeId> nodes;  // every node created while the group was open
+  NodeId output = kNoNode;
+};
+
+struct NodePosition {
+  double x = 0;
+  double y = 0;
+};
+
+class Graph {
+ public:
+  // Builders. Each validates its arguments (dimensions, ranges, finite values) and
+  // throws lsrl::Error naming the node kind, expected and got.
+  NodeId addInput(int dim, std::string name = {});
+  NodeId addLinear(NodeId x, ExactMatrix A, ExactVector b, std::string name = {});
+  NodeId addSlice(NodeId x, int start, int end, std::string name = {});
+  NodeId addReLU(NodeId x, std::string name = {});
+  NodeId addLinState(NodeId x, ExactMatrix A, ExactMatrix B, ExactVector init,
+                     ExactVector bias = {}, std::string name = {});
+  NodeId addConcat(std::vector<NodeId> xs, std::string name = {});
+  NodeId addMulti(NodeId x, std::string name = {});
+  // Adds a node as given (file loading): ids must be appended in order; nothing is
+  // validated here, so that checkGraph() can report every problem of a file.
+  NodeId addUnchecked(Node node);
+
+  size_t nodeCount() const { return nodes_.size(); }
+  const Node& node(NodeId id) const;
+  Node& mutableNode(NodeId id);
+  const std::vector<Node>& nodes() const { return nodes_; }
+
+  void setOutput(NodeId id);
+  NodeId output() const { return output_; }
+  // The Input node (the first one if a malformed graph has several); kNoNode if none.
+  NodeId input() const;
+
+  // Successor lists (deduplicated, ascending), computed on demand.
+  std::vector<std::vector<NodeId>> successors() const;
+  // The program proper: ancestors of the output (and the output), ascending ids.
+  // Nodes that cannot reach the output are kept in the graph but never run.
+  std::vector<NodeId> programNodes() const;
+  // Kahn's algorithm, smallest id first, over programNodes(). Throws on a cycle.
+  std::vector<NodeId> topologicalOrder() const;
+
+  // Sugar groups. While a group is open, every added node joins it.
+  GroupId openGroup(std::string function,
+                    std::vector<std::pair<std::string, std::string>> params = {});
+  void closeGroup(GroupId id, NodeId output);
+  const std::vector<Group>& groups() const { return groups_; }
+  GroupId addGroupUnchecked(Group group);  // file loading
+
+  void setName(NodeId id, std::string name);
+  // The node with this name, or kNoNode. Names are not required to be unique; the
+  // lowest id wins.
+  NodeId findByName(std::string_view name) const;
+
+  // lcm of the conductors of every stored value: the field exact execution uses.
+  int conductor() const;
+
+  std::map<NodeId, NodePosition>& layout() { return layout_; }
+  const std::map<NodeId, NodePosition>& layout() const { return layout_; }
+
+ private:
+  NodeId append(Node node);
+
+  std::vector<Node> nodes_;
+  std::vector<Group> groups_;
+  std::vector<GroupId> openGroups_;
+  NodeId output_ = kNoNode;
+  std::map<NodeId, NodePosition> layout_;
+};
+
+// RAII helper for sugar functions: opens a group, closes it with the result.
+class GroupScope {
+ public:
+  GroupScope(Graph& g, std::string function,
+             std::vector<std::pair<std::string, std::string>> params = {});
+  ~GroupScope();
+  NodeId finish(NodeId output);  // closes the group; returns output
+
+ private:
+  Graph& g_;
+  GroupId id_;
+  bool done_ = false;
+};
+
+}  // namespace lsrl

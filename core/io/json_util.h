@@ -1,0 +1,35 @@
+// Private helpers of the file loaders (graph_file.cpp, sequence_file.cpp): JSON text
+// parsing with locations, value descriptions for error messages, and the conversion
+// of JSON values to Exact without exceptions on the fast path.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "core/numbers/exact.h"
+
+namespace lsrl::io {
+
+// Deepest nesting of arrays/objects a loaded document may have.
+constexpr int kMaxJsonDepth = 256;
+
+// Parses a JSON document. Throws lsrl::ParseError "<source>: line L, column C: ..." on
+// malformed text, numbers that do not fit a double (1e999), duplicate object keys and
+// nesting deeper than kMaxJsonDepth.
+nlohmann::json parseJson(std::string_view text, const std::string& source);
+
+// "the string \"abc\"", "the number 3", "true", "null", "an array", "an object".
+std::string describeJson(const nlohmann::json& v);
+
+// A JSON number or scalar-grammar string -> Exact; false if it is not one (the fast
+// path of the loaders: no message is built). exactValueError() then throws the reason,
+// naming `where`: lsrl::ParseError for malformed scalar text, lsrl::Error otherwise.
+bool tryExactFromJson(const nlohmann::json& v, Exact& out);
+[[noreturn]] void exactValueError(const nlohmann::json& v, const std::string& where);
+
+// JSON integer -> long long when it is one (signed or unsigned within range).
+bool jsonInteger(const nlohmann::json& v, long long& out);
+
+}  // namespace lsrl::io

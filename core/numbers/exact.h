@@ -1,0 +1,147 @@
+// Exact real numbers of the fields Q(cos 2π/N): the scalars of every LSRL matrix.
+//
+// Each Exact carries the field it lives in. Arithmetic between values of different
+// fields lifts both into the field of the lcm of their conductors (Q(cos 2π/N) is a
+// subfield of Q(cos 2π/M) whenever N divides M), so callers never manage fields by
+// hand. Zero tests and signs are exact (e-antic decides them with interval
+// refinement), which is what lets an exact ReLU be decided exactly.
+#pragma once
+
+#include <gmpxx.h>
+
+#include <compare>
+#include <cstdint>
+#include <e-antic/renf_elem_class.hpp>
+#include <iosfwd>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace lsrl {
+
+class CosField;
+
+class Exact {
+ public:
+  Exact();  // zero
+  Exact(int v);
+  Exact(long v);
+  Exact(long long v);
+  Exact(const mpz_class& v);
+  Exact(const mpq_class& v);
+  // A double is a dyadic rational; it is converted exactly (0.5 -> 1/2, but 0.1 ->
+  // 3602879701896397/36028797018963968). Use rational() or parse() for 1/10.
+  // Non-finite doubles throw lsrl::Error.
+  explicit Exact(double v);
+
+  static Exact rational(long long num, long long den);  // den != 0
+  static Exact sqrt(long long k);                       // k >= 0
+  static Exact cosPi(long long p, long long q);         // cos(p*pi/q), q > 0
+  static Exact sinPi(long long p, long long q);         // sin(p*pi/q), q > 0
+  // The scalar grammar of the whole project (files, --set, CLI, editor, Python):
+  // integers, p/q, decimals with exponents (exact: 1e-3 = 1/1000), sqrt(k),
+  // cos(p*pi/q), sin(p*pi/q), unary minus, parentheses, and + - * / of those.
+  // Throws lsrl::ParseError naming the position on malformed text.
+  static Exact parse(std::string_view text);
+
+  // The field this value lives in, identified by N in Q(cos 2π/N) (N % 4 == 0).
+  const CosField& field() const { return *field_; }
+  int conductor() const;
+  // The same value, as an element of a field whose conductor is a multiple of ours.
+  Exact liftedTo(const CosField& target) const;
+  const eantic::renf_elem_class& element() const { return v_; }
+
+  bool isZero() const { return v_.is_zero(); }
+  bool isOne() const { return v_.is_one(); }
+  bool isInteger() const { return v_.is_integer(); }
+  bool isRational() const { return v_.is_rational(); }
+  // Exact sign. Unlike renf_elem_class::sgn() it never modifies this value and it
+  // serialises e-antic's refinement of the field's embedding, so const Exacts (and
+  // values of one field) may be used from several threads at once.
+  int sign() const;
+  double toDouble() const;       // nearest double (via e-antic's arb approximation)
+  mpq_class toRational() const;  // requires isRational()
+  // In the scalar grammar; parse(toString()) == *this. Rationals print as "p/q" or
+  // integers; irrational values as a rational combination of cos(k*pi/q) terms.
+  std::string toString() const;
+
+  Exact operator-() const;
+  Exact& operator+=(const Exact& o);
+  Exact& operator-=(const Exact& o);
+  Exact& operator*=(const Exact& o);
+  Exact& operator/=(const Exact& o);  // throws lsrl::Error on division by zero
+  friend Exact operator+(Exact a, const Exact& b) { return a += b; }
+  friend Exact operator-(Exact a, const Exact& b) { return a -= b; }
+  friend Exact operator*(Exact a, const Exact& b) { return a *= b; }
+  friend Exact operator/(Exact a, const Exact& b) { return a /= b; }
+  friend bool operator==(const Exact& a, const Exact& b);
+  friend std::strong_ordering operator<=>(const Exact& a, const Exact& b);
+
+  // For callers that hold many values of one field (executors): wrap an element that
+  // already belongs to `field`.
+  Exact(const CosField& field, eantic::renf_elem_class v);
+
+ private:
+  // Brings *this and o into one field (lifting as needed) and returns o's element as
+  // an element that e-antic can combine with v_ (it may live in `scratch`).
+  const eantic::renf_elem_class& alignWith(const Exact& o, eantic::renf_elem_class& scratch);
+
+  const CosField* field_;
+  eantic::renf_elem_class v_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Exact& x);
+
+// Q(cos 2π/N) with generator g = 2cos(2π/N). Fields are created once per N and
+// live for the whole process; references to them stay valid.
+class CosField {
+ public:
+  // N is rounded up to lcm(4, N); throws lsrl::Error for N < 1 or N > kMaxConductor.
+  static const CosField& get(long long N);
+  static const CosField& rationals() { return get(4); }
+  static const CosField& lcmOf(const CosField& a, const CosField& b);
+  static constexpr long long kMaxConductor = 4096;
+
+  int conductor() const { return n_; }
+  int degree() const;
+  const eantic::renf_class& renf() const { return *k_; }
+  eantic::renf_elem_class zero() const;
+  eantic::renf_elem_class fromRational(const mpq_class& q) const;
+  // cos(2π m / M); M must divide the conductor.
+  eantic::renf_elem_class cos2Pi(long long m, long long M) const;
+  // Lifts an element of `from` (whose conductor divides ours) into this field.
+  eantic::renf_elem_class lift(const eantic::renf_elem_class& x, const CosField& from) const;
+
+  CosField(const CosField&) = delete;
+  CosField& operator=(const CosField&) = delete;
+  explicit CosField(int n);  // use get()
+  ~CosField();
+
+ private:
+  friend class Exact;
+  friend int signOf(const eantic::renf_elem_class& x, const CosField& field);
+  // Guards e-antic's refinement of this field's embedding (see signOf).
+  std::mutex& embeddingMutex() const;
+  // √p for a prime p; the conductor must be a multiple of 8 (p = 2) or of 4p.
+  eantic::renf_elem_class sqrtOfPrime(long long p) const;
+
+  struct Cache;  // the generator g and cos(2πj/N) values, guarded by a mutex
+
+  int n_;
+  boost::intrusive_ptr<const eantic::renf_class> k_;
+  std::unique_ptr<Cache> cache_;
+};
+
+// The sign of an element of `field`, decided exactly and thread-safely (use this rather
+// than x.sgn() or x < 0 in code that may run on several threads: e-antic refines the
+// enclosures of x and of the field's generator in place while deciding).
+int signOf(const eantic::renf_elem_class& x, const CosField& field);
+
+// The smallest conductor N (multiple of 4) whose field holds the constants that a
+// scalar text uses (cos/sin of rational multiples of pi, square roots).
+long long conductorForCosPi(long long p, long long q);
+long long conductorForSinPi(long long p, long long q);
+long long conductorForSqrt(long long k);
+
+}  // namespace lsrl

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Configures and builds one flavour of the project (Ninja, all cores):
+#   release  build/release  gcc, Release, warnings as errors
+#   asan     build/asan     clang-14, RelWithDebInfo, ASan + UBSan, with the libFuzzer
+#                           targets (tests/fuzz) built in the same tree
+#   fuzz     build/asan     as asan, but builds only the fuzzers (target lsrl_fuzzers)
+# Extra arguments after the flavour go to cmake's configure step (-DFOO=BAR).
+# Env: JOBS (default: nproc), LSRL_COMPONENTS (the optional-component switches below).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# Optional components: OFF until their CMake exists. Flip them here (or in the env).
+LSRL_COMPONENTS=${LSRL_COMPONENTS:-"-DLSRL_WITH_GUI=OFF -DLSRL_WITH_VULKAN=OFF -DLSRL_WITH_PYTHON=OFF"}
+JOBS=${JOBS:-$(nproc)}
+
+flavour=${1:-release}
+shift || true
+target=()
+case "$flavour" in
+  release)
+    dir=build/release
+    compilers=(CC=gcc CXX=g++)
+    options=(-DCMAKE_BUILD_TYPE=Release -DLSRL_WERROR=ON)
+    ;;
+  asan | fuzz)
+    dir=build/asan
+    compilers=(CC=clang-14 CXX=clang++-14)
+    options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DLSRL_SANITIZE=ON -DLSRL_FUZZ=ON
+             -DLSRL_WITH_BENCH=OFF)
+    [[ $flavour == fuzz ]] && target=(--target lsrl_fuzzers)
+    ;;
+  *)
+    echo "usage: scripts/build.sh [release|asan|fuzz] [cmake -D options...]" >&2
+    exit 2
+    ;;
+esac
+
+# shellcheck disable=SC2206  # LSRL_COMPONENTS is a space-separated list of -D flags
+components=($LSRL_COMPONENTS)
+echo "build: configuring $dir ($flavour)"
+env "${compilers[@]}" cmake -S . -B "$dir" -G Ninja "${options[@]}" "${components[@]}" "$@"
+echo "build: building $dir with $JOBS jobs"
+cmake --build "$dir" -j "$JOBS" "${target[@]}"
