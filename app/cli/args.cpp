@@ -99,6 +99,14 @@ std::optional<Args> Args::parse(const CommandSpec& spec, const std::vector<std::
   return a;
 }
 
+std::optional<Args> parseOrHelp(const CommandSpec& spec, const std::vector<std::string>& argv,
+                                std::ostream& out) {
+  std::string help;
+  std::optional<Args> args = Args::parse(spec, argv, help);
+  if (!args) out << help;
+  return args;
+}
+
 std::string Args::get(const std::string& name, const std::string& fallback) const {
   auto it = values_.find(name);
   return it == values_.end() ? fallback : it->second.back();

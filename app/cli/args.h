@@ -3,6 +3,7 @@
 // order), boolean flags, and an automatic --help from the declared options.
 #pragma once
 
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <string>
@@ -45,6 +46,11 @@ class Args {
 };
 
 std::string helpFor(const CommandSpec& spec);
+
+// Args::parse for a subcommand: prints the help to `out` and returns std::nullopt when
+// --help was asked for.
+std::optional<Args> parseOrHelp(const CommandSpec& spec, const std::vector<std::string>& argv,
+                                std::ostream& out);
 
 // An integer option value in [lo, hi]; throws lsrl::Error naming `what` otherwise.
 int parseIntValue(const std::string& text, const std::string& what, long long lo, long long hi);

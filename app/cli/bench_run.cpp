@@ -21,18 +21,6 @@ namespace {
 
 constexpr uint64_t kSeed = 20240601;
 
-FloatSequence toFloat(const ExactSequence& s) {
-  FloatSequence out;
-  out.reserve(s.size());
-  for (const ExactVector& row : s) {
-    FloatVector r;
-    r.reserve(row.size());
-    for (const Exact& x : row) r.push_back(x.toDouble());
-    out.push_back(std::move(r));
-  }
-  return out;
-}
-
 // q, k1, v1, ... of a random dictionary (as many entries as fit, at most V^L = 1000),
 // then random tokens in 0..9 up to the requested length.
 ExactSequence tok2tokTokens(int count) {
@@ -139,7 +127,7 @@ int benchRun(const BenchRunOptions& options, std::ostream& out) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const int count = std::max(options.floatTokens, options.exactTokens);
     const ExactSequence all = c.tokens(count);
-    const FloatSequence ftokens = toFloat(
+    const FloatSequence ftokens = floatTokens(
         ExactSequence(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(options.floatTokens)));
     const ExactSequence etokens(all.begin(),
                                 all.begin() + static_cast<std::ptrdiff_t>(options.exactTokens));

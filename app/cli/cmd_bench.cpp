@@ -20,12 +20,8 @@ int cmdBench(const Argv& argv, std::ostream& out) {
        {"repeats", "R", "timed runs per figure (default 5)"}},
       1,
       1};
-  std::string help;
-  auto args = Args::parse(spec, argv, help);
-  if (!args) {
-    out << help;
-    return 0;
-  }
+  const auto args = parseOrHelp(spec, argv, out);
+  if (!args) return 0;
   if (args->positional()[0] != "run") {
     throw Error("unknown benchmark \"" + args->positional()[0] + "\" (available: run)");
   }

@@ -16,12 +16,8 @@ int cmdCheck(const Argv& argv, std::ostream& out) {
                          {},
                          1,
                          1};
-  std::string help;
-  auto args = Args::parse(spec, argv, help);
-  if (!args) {
-    out << help;
-    return 0;
-  }
+  const auto args = parseOrHelp(spec, argv, out);
+  if (!args) return 0;
   const std::string& path = args->positional()[0];
   const Graph g = loadGraphFile(path);  // structural errors throw with their location
   const std::vector<Problem> problems = checkGraph(g);

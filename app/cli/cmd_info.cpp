@@ -18,12 +18,8 @@ int cmdInfo(const Argv& argv, std::ostream& out) {
                          {},
                          1,
                          1};
-  std::string help;
-  auto args = Args::parse(spec, argv, help);
-  if (!args) {
-    out << help;
-    return 0;
-  }
+  const auto args = parseOrHelp(spec, argv, out);
+  if (!args) return 0;
   const Graph g = loadGraphFile(args->positional()[0]);
   const GraphStats s = computeStats(g);
   nlohmann::ordered_json j;

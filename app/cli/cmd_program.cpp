@@ -21,12 +21,8 @@ int cmdProgram(const Argv& argv, std::ostream& out) {
        {"o", "FILE.json", "output graph file (written atomically)"}},
       1,
       1};
-  std::string help;
-  auto args = Args::parse(spec, argv, help);
-  if (!args) {
-    out << help;
-    return 0;
-  }
+  const auto args = parseOrHelp(spec, argv, out);
+  if (!args) return 0;
   if (!args->has("o")) throw Error("missing -o FILE.json (where to write the program)");
   const Graph g = buildProgram(args->positional()[0], args->keyValues("set"));
   saveGraphFile(g, args->get("o"));

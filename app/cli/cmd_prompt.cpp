@@ -262,12 +262,8 @@ int cmdPrompt(const Argv& argv, std::ostream& out) {
        {"allow-wall-query", "", "vec2vec: accept a query near a cell wall"}},
       1,
       1};
-  std::string help;
-  auto args = Args::parse(spec, argv, help);
-  if (!args) {
-    out << help;
-    return 0;
-  }
+  const auto args = parseOrHelp(spec, argv, out);
+  if (!args) return 0;
   if (!args->has("o")) throw Error("missing -o IN.json (where to write the input)");
   const std::string& program = args->positional()[0];
   if (program == "tok2tok") return promptTok2tok(*args, out);

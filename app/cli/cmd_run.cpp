@@ -16,18 +16,6 @@ namespace lsrl::cli {
 
 namespace {
 
-FloatSequence toFloat(const ExactSequence& s) {
-  FloatSequence out;
-  out.reserve(s.size());
-  for (const ExactVector& row : s) {
-    FloatVector r;
-    r.reserve(row.size());
-    for (const Exact& x : row) r.push_back(x.toDouble());
-    out.push_back(std::move(r));
-  }
-  return out;
-}
-
 // Runs every sequence of the batch in one numeric mode; returns the outputs as JSON
 // rows and fills `traces` (one per sequence) when asked.
 template <class V>
@@ -71,12 +59,8 @@ int cmdRun(const Argv& argv, std::ostream& out) {
        {"threads", "N", "threads for a batch (default: all cores)"}},
       1,
       1};
-  std::string help;
-  auto args = Args::parse(spec, argv, help);
-  if (!args) {
-    out << help;
-    return 0;
-  }
+  const auto args = parseOrHelp(spec, argv, out);
+  if (!args) return 0;
   if (!args->has("input")) throw Error("missing --input IN.json (the token sequences to run)");
   const bool exact = args->has("exact");
   int threads = 0;
@@ -104,7 +88,7 @@ int cmdRun(const Argv& argv, std::ostream& out) {
     if (wantTrace) traceText = tracesToJson(graph, traces).dump();
   } else {
     std::vector<FloatSequence> seqs;
-    for (const ExactSequence& s : batch.sequences) seqs.push_back(toFloat(s));
+    for (const ExactSequence& s : batch.sequences) seqs.push_back(floatTokens(s));
     std::vector<FloatTrace> traces;
     rows = runAll<double>(plan, seqs, threads, wantTrace ? &traces : nullptr);
     if (wantTrace) traceText = tracesToJson(graph, traces).dump();

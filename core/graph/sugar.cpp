@@ -184,6 +184,17 @@ Var f_smaller(const Operand& x, const Operand& y, const Exact& scale) {
   return comparison("f_smaller", x, y, y, x, scale);
 }
 
+namespace {
+
+// step(x − y) + step(y − x): 1 where x and y differ by at least 1/scale (f_eq, f_neq).
+Var eitherStep(const Operand& x, const Operand& y, const Exact& scale) {
+  const Var larger = f_step(subtract(x, y), scale);
+  const Var smaller = f_step(subtract(y, x), scale);
+  return larger + smaller;
+}
+
+}  // namespace
+
 Var f_eq(const Operand& x, const Operand& y, const Exact& scale) {
   Graph& g = graphOf(x, y, "f_eq");
   requirePositive(scale, "f_eq", "scale");
@@ -191,11 +202,7 @@ Var f_eq(const Operand& x, const Operand& y, const Exact& scale) {
   GroupScope scope(g, "f_eq",
                    Params{{"x", x.describe()}, {"y", y.describe()}, {"scale", scale.toString()}});
   // step(−1·(step(x − y) + step(y − x) − 1))
-  const Var xy = subtract(x, y);
-  const Var larger = f_step(xy, scale);
-  const Var yx = subtract(y, x);
-  const Var smaller = f_step(yx, scale);
-  const Var either = larger + smaller;
+  const Var either = eitherStep(x, y, scale);
   const Var shifted = either - Exact(1);
   const Var negated = Exact(-1) * shifted;
   Var r = f_step(negated, scale);
@@ -210,11 +217,7 @@ Var f_neq(const Operand& x, const Operand& y, const Exact& scale) {
   GroupScope scope(g, "f_neq",
                    Params{{"x", x.describe()}, {"y", y.describe()}, {"scale", scale.toString()}});
   // step(step(x − y) + step(y − x))
-  const Var xy = subtract(x, y);
-  const Var larger = f_step(xy, scale);
-  const Var yx = subtract(y, x);
-  const Var smaller = f_step(yx, scale);
-  const Var either = larger + smaller;
+  const Var either = eitherStep(x, y, scale);
   Var r = f_step(either, scale);
   r.setAlwaysPositive();
   return finish(scope, r);

@@ -295,6 +295,18 @@ std::vector<std::vector<std::vector<V>>> runBatch(
   return results;
 }
 
+FloatSequence floatTokens(const ExactSequence& tokens) {
+  FloatSequence out;
+  out.reserve(tokens.size());
+  for (const ExactVector& row : tokens) {
+    FloatVector r;
+    r.reserve(row.size());
+    for (const Exact& x : row) r.push_back(x.toDouble());
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 ExactSequence exactTokens(const FloatSequence& tokens) {
   ExactSequence out(tokens.size());
   for (size_t t = 0; t < tokens.size(); ++t) {

@@ -138,6 +138,8 @@ std::vector<std::vector<std::vector<V>>> runBatch(
 
 // Tokens given as doubles, converted exactly (every double is a dyadic rational).
 ExactSequence exactTokens(const FloatSequence& tokens);
+// Exact tokens rounded to the nearest doubles, for float64 runs of exact inputs.
+FloatSequence floatTokens(const ExactSequence& tokens);
 
 extern template class Trace<double>;
 extern template class Trace<Exact>;
