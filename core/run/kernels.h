@@ -119,6 +119,9 @@ struct PlanKernels {
     Elem& acc = temps[0];
     Elem& tmp = temps[1];
     const Elem& zero = temps[2];
+    // Signs through signOf: e-antic's sgn() may refine the field's shared embedding,
+    // which is not safe while other threads run the same plan.
+    const CosField& field = p.field();
     for (; it != end; ++it) {
       const Instr& I = *it;
       Elem* out = buf + I.out;
@@ -181,14 +184,14 @@ struct PlanKernels {
         }
         case Kind::ReluContig: {
           const Elem* x = buf + I.in;
-          for (int r = 0; r < dim; ++r) out[r] = x[r].sgn() > 0 ? x[r] : zero;
+          for (int r = 0; r < dim; ++r) out[r] = signOf(x[r], field) > 0 ? x[r] : zero;
           break;
         }
         case Kind::ReluGather: {
           const int32_t* ix = idx + I.in;
           for (int r = 0; r < dim; ++r) {
             const Elem& x = buf[ix[r]];
-            out[r] = x.sgn() > 0 ? x : zero;
+            out[r] = signOf(x, field) > 0 ? x : zero;
           }
           break;
         }
