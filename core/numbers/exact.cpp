@@ -114,26 +114,44 @@ boost::intrusive_ptr<const eantic::renf_class> makeCosRenf(int n, std::vector<mp
   fmpz_clear(lead);
   fmpz_poly_clear(p);
 
-  // The embedding: a ball around g. The power-basis coefficients of q grow like 2^d, so
-  // deciding that the ball holds exactly one root needs about 2d bits; we double the
-  // working precision until e-antic confirms it, always giving a ball accurate to more
-  // bits than that precision (so renf_init need not refine it, which is slow for large d).
+  // The embedding: a ball around g. The conjugates of g are 2cos(2πk/n) for k coprime
+  // to n, and the nearest one is k2, the smallest such k above 1; a ball narrower than
+  // half that gap isolates g, so no root isolation (e-antic's own check leaks memory) is
+  // needed. The power-basis coefficients of q grow like 2^d, so the working precision
+  // gets about 2d bits, and the ball is more accurate than that precision so that
+  // renf_init need not refine it (slow for large d).
+  const slong prec = 2 * d + 128;
+  ulong k2 = 2;
+  while (std::gcd(k2, static_cast<ulong>(n)) != 1) ++k2;
   fmpq_t angle;
   fmpq_init(angle);
-  fmpq_set_si(angle, 2, static_cast<ulong>(n));
-  arb_t emb;
+  arb_t emb, other;
   arb_init(emb);
+  arb_init(other);
+  fmpq_set_si(angle, 2, static_cast<ulong>(n));
+  arb_cos_pi_fmpq(emb, angle, prec + 64);
+  arb_mul_2exp_si(emb, emb, 1);
+  fmpq_set_si(angle, static_cast<slong>(2 * k2), static_cast<ulong>(n));
+  arb_cos_pi_fmpq(other, angle, prec + 64);
+  arb_mul_2exp_si(other, other, 1);
+  arb_sub(other, emb, other, prec + 64);  // the gap to the nearest conjugate
+  arf_t gapLow, width;
+  arf_init(gapLow);
+  arf_init(width);
+  arb_get_lbound_arf(gapLow, other, prec + 64);
+  arf_set_mag(width, arb_radref(emb));
+  arf_mul_2exp_si(width, width, 2);  // 4·radius < gap: the ball holds g alone
+  const bool isolated = arf_cmp(width, gapLow) < 0;
+  arf_clear(width);
+  arf_clear(gapLow);
+  arb_clear(other);
   boost::intrusive_ptr<const eantic::renf_class> k;
-  for (slong prec = 64; prec <= (slong{1} << 20); prec *= 2) {
-    arb_cos_pi_fmpq(emb, angle, prec + 64);
-    arb_mul_2exp_si(emb, emb, 1);
-    if (!fmpq_poly_check_unique_real_root(q, emb, prec)) continue;
+  if (isolated) {
     renf_t nf;
     renf_init(nf, q, emb, prec);
     nf->prec = 64;  // default precision of element enclosures; e-antic raises it as needed
     k = eantic::renf_class::make(nf, "a");
     renf_clear(nf);
-    break;
   }
   arb_clear(emb);
   fmpq_clear(angle);
@@ -604,6 +622,8 @@ int signOf(const eantic::renf_elem_class& x, const CosField& field) {
   std::lock_guard<std::mutex> lock(field.embeddingMutex());
   return tmp.sgn();
 }
+
+void releaseThreadExactCaches() { flint_cleanup(); }
 
 int Exact::sign() const { return signOf(v_, *field_); }
 

@@ -138,6 +138,17 @@ class CosField {
 // enclosures of x and of the field's generator in place while deciding).
 int signOf(const eantic::renf_elem_class& x, const CosField& field);
 
+// FLINT keeps per-thread memory pools (integers, constants). A thread that used exact
+// numbers releases them before it ends, or they leak: create one ExactThreadScope at
+// the top of every worker thread's function.
+void releaseThreadExactCaches();
+struct ExactThreadScope {
+  ExactThreadScope() = default;
+  ExactThreadScope(const ExactThreadScope&) = delete;
+  ExactThreadScope& operator=(const ExactThreadScope&) = delete;
+  ~ExactThreadScope() { releaseThreadExactCaches(); }
+};
+
 // The smallest conductor N (multiple of 4) whose field holds the constants that a
 // scalar text uses (cos/sin of rational multiples of pi, square roots).
 long long conductorForCosPi(long long p, long long q);

@@ -284,7 +284,12 @@ std::vector<std::vector<std::vector<V>>> runBatch(
   } else {
     std::vector<std::thread> pool;
     pool.reserve(threads);
-    for (size_t t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (size_t t = 0; t < threads; ++t) {
+      pool.emplace_back([&worker] {
+        const ExactThreadScope releaseCaches;
+        worker();
+      });
+    }
     for (std::thread& t : pool) t.join();
   }
   for (size_t i = 0; i < n; ++i) {

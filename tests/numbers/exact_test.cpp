@@ -402,6 +402,7 @@ TEST(Exact, ThreadSafeFieldCreationAndConstants) {
   std::vector<int> ok(8, 0);
   for (int t = 0; t < 8; ++t) {
     threads.emplace_back([t, &ok] {
+      const ExactThreadScope releaseCaches;
       bool good = true;
       for (int q = 5; q < 40; ++q) {
         const Exact c = Exact::cosPi(t + 1, q), s = Exact::sinPi(t + 1, q);
@@ -430,6 +431,7 @@ TEST(Exact, SharedValuesComparedFromManyThreads) {
   std::vector<int> ok(8, 0);
   for (int t = 0; t < 8; ++t) {
     threads.emplace_back([&, t] {
+      const ExactThreadScope releaseCaches;
       bool good = true;
       for (int i = 0; i < 5; ++i) {
         for (const Exact& b : below) good = good && c > b && (c - b).sign() > 0;
