@@ -2,6 +2,8 @@
 find_package(Threads REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(PkgConfig REQUIRED)
+# libzip: the .npz weight export (core/io/npz.cpp).
+pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
 
 # e-antic (exact real embedded number fields) and its stack: FLINT, Arb, GMP.
 find_path(EANTIC_INCLUDE_DIR e-antic/renf_elem_class.hpp REQUIRED)

@@ -1,0 +1,82 @@
+// The LSRL compiler (lsrl.md §3): folds and debranches a program's DAG, one recorded step
+// at a time, until it is a path of Linear / ReLU / LinState / Multi nodes after the
+// Input, in exact arithmetic (the program's field Q(cos 2π/N)) or in float64.
+//
+//   CompileResult r = compile(program, {.backend = Backend::Exact});
+//   Executor<Exact> ex(r.path);   // the same outputs as the program
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/compile/ir.h"
+#include "core/graph/graph.h"
+
+namespace lsrl {
+
+enum class Backend { Exact, Float64 };
+std::string_view backendName(Backend b);  // "exact", "float64"
+
+struct CompileOptions {
+  Backend backend = Backend::Exact;
+  bool recordHistory = true;
+  // Rule names (as in CompileResult::ruleCounts, e.g. "5B stack Linears") never to fire;
+  // for experiments and tests. A branch that only a disabled rule handles is an error.
+  std::vector<std::string> disabledRules;
+  long long maxSteps = 10'000'000;  // fold and debranch steps together
+  // Stop after this many steps (fold and debranch) and return the graph as it is then
+  // (not a path); -1: run to the end.
+  long long stopAfterSteps = -1;
+  // Keep every node payload ever created so that CompileResult::history can rebuild the
+  // graph at any step (needs recordHistory). Off by default: for the plain paper
+  // algorithm on tok2tok the intermediate matrices add up to gigabytes.
+  bool replayableHistory = false;
+};
+
+// The graph at any step of a finished compile.
+class CompileHistory {
+ public:
+  virtual ~CompileHistory() = default;
+  virtual size_t stepCount() const = 0;
+  // The graph after `step` steps (0: the program as the compiler took it, its program
+  // nodes only; stepCount(): the final path). Node ids are renumbered in Kahn order.
+  virtual Graph graphAt(size_t step) const = 0;
+};
+
+struct CompileResult {
+  Backend backend = Backend::Exact;
+  Graph path;                         // Input followed by a chain of primitives
+  std::vector<NodeId> pathIds;        // path node k is IR node pathIds[k]
+  std::vector<compiler::Step> steps;  // empty unless recordHistory
+  std::map<std::string, long long> ruleCounts;
+  std::map<std::string, double> ruleSeconds;  // time in each rule's rewrites
+  long long stepCount = 0;                    // fold and debranch steps
+  long long debranchSteps = 0;
+  size_t nodesBefore = 0;                         // program nodes
+  size_t nodesAfter = 0;                          // path nodes, the Input included
+  double seconds = 0;                             // compile proper (not the conversions)
+  bool stopped = false;                           // stopAfterSteps cut the compile short
+  std::shared_ptr<const CompileHistory> history;  // with replayableHistory
+};
+
+CompileResult compile(const Graph& program, const CompileOptions& options = {});
+
+// Every rule name, folds first, then debranch cases in the order they are tried.
+std::vector<std::string> compileRuleNames();
+
+// Sizes of a path (or any) graph, as the issue defines them.
+struct GraphSize {
+  int layers = 0;                // non-Input nodes
+  long long stateDim = 0;        // Σ widths of LinState nodes
+  long long denseParams = 0;     // Σ rows×cols of Linear A, b and LinState A, B, bias
+  long long nonZeroParams = 0;   // stored non-zeros of those
+  std::vector<int> stateWidths;  // LinState widths in order
+};
+GraphSize graphSize(const Graph& g);
+
+// True when every node of the program has at most one successor.
+bool isPath(const Graph& g);
+
+}  // namespace lsrl

@@ -1,0 +1,404 @@
+#include "core/io/npz.h"
+
+#include <zip.h>
+
+#include <memory>
+#include <optional>
+
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+
+namespace lsrl {
+
+namespace {
+
+constexpr std::string_view kMagic = "\x93NUMPY";
+// Zip members larger than this multiple of the archive are refused before reading
+// (deflate cannot compress by much more than 1032:1).
+constexpr uint64_t kMaxExpansion = 1100;
+constexpr const char* kMetadataMember = "__metadata__.npy";
+
+std::string inQuotes(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  out += '\'';
+  out += s;
+  out += '\'';
+  return out;
+}
+
+std::string shapeTuple(const std::vector<int64_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) s += ",";
+  return s + ")";
+}
+
+std::string npyBytes(std::string_view descr, const std::vector<int64_t>& shape,
+                     std::string_view data) {
+  const std::string dict = "{'descr': '" + std::string(descr) +
+                           "', 'fortran_order': False, 'shape': " + shapeTuple(shape) + ", }";
+  size_t preamble = kMagic.size() + 2 + 2;  // magic, version, uint16 header length
+  int major = 1;
+  if (preamble + dict.size() + 1 > 65535) {
+    preamble += 2;  // version 2.0: uint32 header length
+    major = 2;
+  }
+  std::string header = dict;
+  header.append((64 - (preamble + dict.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::string out(kMagic);
+  out.push_back(static_cast<char>(major));
+  out.push_back('\0');
+  for (size_t i = 0; i < preamble - 8; ++i)
+    out.push_back(static_cast<char>((header.size() >> (8 * i)) & 0xFF));
+  out += header;
+  out += data;
+  return out;
+}
+
+// The Python literal of a .npy header: {'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }
+class HeaderParser {
+ public:
+  HeaderParser(std::string_view text, std::string where) : text_(text), where_(std::move(where)) {}
+
+  struct Result {
+    std::optional<std::string> descr;
+    std::optional<bool> fortranOrder;
+    std::optional<std::vector<int64_t>> shape;
+  };
+
+  Result parse() {
+    Result r;
+    expect('{');
+    while (true) {
+      skipSpace();
+      if (peek() == '}') break;
+      const std::string key = string();
+      expect(':');
+      skipSpace();
+      if (key == "descr") {
+        r.descr = string();
+      } else if (key == "fortran_order") {
+        r.fortranOrder = boolean();
+      } else if (key == "shape") {
+        r.shape = tuple();
+      } else {
+        fail("unexpected key " + inQuotes(key));
+      }
+      skipSpace();
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
+      if (peek() != '}') fail("expected ',' or '}'");
+    }
+    ++pos_;
+    skipSpace();
+    if (pos_ != text_.size()) fail("unexpected text after the dictionary");
+    return r;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& message) const {
+    throw Error(where_ + ": malformed .npy header (" + message + " at byte " +
+                std::to_string(pos_) + "): " + std::string(text_.substr(0, 200)));
+  }
+  char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+  void skipSpace() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n')) ++pos_;
+  }
+  void expect(char c) {
+    skipSpace();
+    if (peek() != c) fail(std::string("expected '") + c + "'");
+    ++pos_;
+  }
+  std::string string() {
+    skipSpace();
+    const char q = peek();
+    if (q != '\'' && q != '"') fail("expected a string");
+    const size_t close = text_.find(q, pos_ + 1);
+    if (close == std::string_view::npos) fail("unterminated string");
+    std::string s(text_.substr(pos_ + 1, close - pos_ - 1));
+    pos_ = close + 1;
+    return s;
+  }
+  bool boolean() {
+    if (text_.substr(pos_, 4) == "True") {
+      pos_ += 4;
+      return true;
+    }
+    if (text_.substr(pos_, 5) == "False") {
+      pos_ += 5;
+      return false;
+    }
+    fail("expected True or False");
+  }
+  std::vector<int64_t> tuple() {
+    std::vector<int64_t> dims;
+    expect('(');
+    while (true) {
+      skipSpace();
+      if (peek() == ')') break;
+      if (peek() < '0' || peek() > '9') fail("expected a non-negative integer");
+      int64_t d = 0;
+      while (peek() >= '0' && peek() <= '9') {
+        if (d > (INT64_MAX - 9) / 10) fail("dimension too large");
+        d = d * 10 + (peek() - '0');
+        ++pos_;
+      }
+      if (peek() == 'L') ++pos_;  // Python 2 long
+      dims.push_back(d);
+      if (dims.size() > 64) fail("more than 64 dimensions");
+      skipSpace();
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
+      if (peek() != ')') fail("expected ',' or ')'");
+    }
+    ++pos_;
+    return dims;
+  }
+
+  std::string_view text_;
+  std::string where_;
+  size_t pos_ = 0;
+};
+
+// RAII for libzip handles.
+struct ZipDiscard {
+  void operator()(zip_t* z) const { zip_discard(z); }
+};
+struct SourceFree {
+  void operator()(zip_source_t* s) const { zip_source_free(s); }
+};
+struct FileClose {
+  void operator()(zip_file_t* f) const { zip_fclose(f); }
+};
+using ZipPtr = std::unique_ptr<zip_t, ZipDiscard>;
+using SourcePtr = std::unique_ptr<zip_source_t, SourceFree>;
+using FilePtr = std::unique_ptr<zip_file_t, FileClose>;
+
+struct ZipError {
+  zip_error_t error;
+  ZipError() { zip_error_init(&error); }
+  ~ZipError() { zip_error_fini(&error); }
+  ZipError(const ZipError&) = delete;
+  ZipError& operator=(const ZipError&) = delete;
+  std::string text() { return zip_error_strerror(&error); }
+};
+
+// A fixed modification time (2000-01-01) so that archives are reproducible.
+constexpr time_t kFixedTime = 946684800;
+
+}  // namespace
+
+std::string npyToBytes(const Tensor& tensor) {
+  std::string data;
+  appendTensorData(tensor, data);
+  return npyBytes(tensor.dtype == Tensor::F32 ? "<f4" : "<f8", tensor.shape, data);
+}
+
+Tensor npyFromBytes(std::string_view bytes, const std::string& name, const std::string& source,
+                    bool allowBytes) {
+  const std::string where = source;
+  if (bytes.size() < 10 || bytes.substr(0, kMagic.size()) != kMagic) {
+    throw Error(where + ": not a .npy file (no \\x93NUMPY magic)");
+  }
+  const int major = static_cast<unsigned char>(bytes[6]);
+  if (major < 1 || major > 3) {
+    throw Error(where + ": unsupported .npy format version " + std::to_string(major) + "." +
+                std::to_string(static_cast<unsigned char>(bytes[7])));
+  }
+  const size_t lengthBytes = major == 1 ? 2 : 4;
+  if (bytes.size() < 8 + lengthBytes) throw Error(where + ": truncated .npy preamble");
+  uint64_t headerLength = 0;
+  for (size_t i = 0; i < lengthBytes; ++i) {
+    headerLength |= uint64_t{static_cast<unsigned char>(bytes[8 + i])} << (8 * i);
+  }
+  const size_t start = 8 + lengthBytes;
+  if (headerLength > bytes.size() - start) {
+    throw Error(where + ": .npy header length " + std::to_string(headerLength) + " exceeds the " +
+                std::to_string(bytes.size() - start) + " bytes after it (truncated?)");
+  }
+  const auto header = HeaderParser(bytes.substr(start, headerLength), where).parse();
+  if (!header.descr || !header.fortranOrder || !header.shape) {
+    throw Error(where + ": .npy header lacks 'descr', 'fortran_order' or 'shape'");
+  }
+  if (*header.fortranOrder) throw Error(where + ": Fortran-order arrays are not supported");
+  Tensor t;
+  t.name = name;
+  t.shape = *header.shape;
+  const std::string& descr = *header.descr;
+  bool isBytes = false;
+  if (descr == "<f8") {
+    t.dtype = Tensor::F64;
+  } else if (descr == "<f4") {
+    t.dtype = Tensor::F32;
+  } else if (allowBytes && (descr == "|u1" || descr == "<u1")) {
+    isBytes = true;
+  } else {
+    throw Error(where + ": dtype " + inQuotes(descr) +
+                " is not supported (LSRL reads '<f8' and '<f4')");
+  }
+  const uint64_t count = elementCount(t.shape, t.dtype, where);
+  const std::string_view data = bytes.substr(start + headerLength);
+  const uint64_t need = isBytes ? count : count * dtypeSize(t.dtype);
+  if (data.size() != need) {
+    throw Error(where + ": shape " + shapeText(t.shape) + " of " + inQuotes(descr) + " needs " +
+                std::to_string(need) + " data bytes, the file has " + std::to_string(data.size()));
+  }
+  if (isBytes) {
+    t.data.reserve(count);
+    for (char c : data) t.data.push_back(static_cast<unsigned char>(c));
+  } else {
+    t.data = decodeTensorData(data, t.dtype, count);
+  }
+  return t;
+}
+
+std::string npzToBytes(const TensorFile& file) {
+  checkTensorFile(file, "npz");
+  std::vector<std::pair<std::string, std::string>> members;  // must outlive zip_close
+  members.reserve(file.tensors.size() + 1);
+  for (const Tensor& t : file.tensors) members.emplace_back(t.name + ".npy", npyToBytes(t));
+  if (!file.metadataJson.empty()) {
+    members.emplace_back(
+        kMetadataMember,
+        npyBytes("|u1", {static_cast<int64_t>(file.metadataJson.size())}, file.metadataJson));
+  }
+
+  if (members.empty()) {
+    // libzip writes nothing for an archive without members; an empty zip is its end record.
+    return std::string("PK\x05\x06", 4) + std::string(18, '\0');
+  }
+  ZipError error;
+  SourcePtr archive(zip_source_buffer_create(nullptr, 0, 0, &error.error));
+  if (!archive) throw Error("npz: cannot create an in-memory archive: " + error.text());
+  ZipPtr zip(zip_open_from_source(archive.get(), ZIP_TRUNCATE, &error.error));
+  if (!zip) throw Error("npz: cannot create an in-memory archive: " + error.text());
+  zip_source_keep(archive.get());  // zip_close/zip_discard release one reference
+  auto zipFailure = [&](const std::string& what) {
+    return Error("npz: " + what + ": " + zip_error_strerror(zip_get_error(zip.get())));
+  };
+  for (const auto& [name, bytes] : members) {
+    zip_source_t* source = zip_source_buffer(zip.get(), bytes.data(), bytes.size(), 0);
+    if (!source) throw zipFailure("cannot add member '" + name + "'");
+    const zip_int64_t index = zip_file_add(zip.get(), name.c_str(), source, ZIP_FL_ENC_UTF_8);
+    if (index < 0) {
+      zip_source_free(source);
+      throw zipFailure("cannot add member '" + name + "'");
+    }
+    const auto i = static_cast<zip_uint64_t>(index);
+    if (zip_set_file_compression(zip.get(), i, ZIP_CM_STORE, 0) != 0 ||
+        zip_file_set_mtime(zip.get(), i, kFixedTime, 0) != 0) {
+      throw zipFailure("cannot set up member '" + name + "'");
+    }
+  }
+  if (zip_close(zip.get()) != 0) throw zipFailure("cannot write the archive");
+  zip.release();  // closed (and freed) by zip_close
+
+  zip_stat_t stat;
+  zip_stat_init(&stat);
+  if (zip_source_stat(archive.get(), &stat) != 0 || !(stat.valid & ZIP_STAT_SIZE) ||
+      zip_source_open(archive.get()) != 0) {
+    throw Error("npz: cannot read back the in-memory archive: " +
+                std::string(zip_error_strerror(zip_source_error(archive.get()))));
+  }
+  std::string out(stat.size, '\0');
+  const zip_int64_t got = zip_source_read(archive.get(), out.data(), out.size());
+  zip_source_close(archive.get());
+  if (got < 0 || static_cast<zip_uint64_t>(got) != stat.size) {
+    throw Error("npz: cannot read back the in-memory archive");
+  }
+  return out;
+}
+
+void writeNpz(const std::string& path, const TensorFile& file) {
+  std::string bytes;
+  try {
+    bytes = npzToBytes(file);
+  } catch (const Error& e) {
+    throw Error("writing \"" + path + "\": " + e.what());
+  }
+  writeFileAtomically(path, bytes);
+}
+
+TensorFile npzFromBytes(std::string_view bytes, const std::string& source) {
+  const std::string where = "npz file \"" + source + "\"";
+  if (bytes.size() < 22) {  // libzip would open an empty buffer as a new, empty archive
+    throw Error(where + ": not a readable zip archive: " + std::to_string(bytes.size()) +
+                " bytes, fewer than the 22 of a zip end record");
+  }
+  ZipError error;
+  SourcePtr archive(zip_source_buffer_create(bytes.data(), bytes.size(), 0, &error.error));
+  if (!archive) throw Error(where + ": " + error.text());
+  ZipPtr zip(zip_open_from_source(archive.get(), ZIP_RDONLY | ZIP_CHECKCONS, &error.error));
+  if (!zip) throw Error(where + ": not a readable zip archive: " + error.text());
+  archive.release();  // owned by the archive now
+
+  TensorFile file;
+  const zip_int64_t count = zip_get_num_entries(zip.get(), 0);
+  for (zip_int64_t i = 0; i < count; ++i) {
+    const auto index = static_cast<zip_uint64_t>(i);
+    zip_stat_t stat;
+    zip_stat_init(&stat);
+    if (zip_stat_index(zip.get(), index, 0, &stat) != 0 || !(stat.valid & ZIP_STAT_NAME) ||
+        !(stat.valid & ZIP_STAT_SIZE)) {
+      throw Error(where + ": cannot read the directory entry of member " + std::to_string(i));
+    }
+    const std::string member = stat.name;
+    const std::string what = where + ", member '" + member + "'";
+    if (member.size() <= 4 || member.substr(member.size() - 4) != ".npy") {
+      throw Error(what + ": not a .npy member");
+    }
+    const uint64_t limit = (stat.valid & ZIP_STAT_COMP_METHOD) && stat.comp_method == ZIP_CM_STORE
+                               ? bytes.size()
+                               : bytes.size() * kMaxExpansion;
+    if (stat.size > limit) {
+      throw Error(what + ": its size " + std::to_string(stat.size) +
+                  " does not fit the archive's " + std::to_string(bytes.size()) + " bytes");
+    }
+    FilePtr f(zip_fopen_index(zip.get(), index, 0));
+    if (!f) throw Error(what + ": " + zip_error_strerror(zip_get_error(zip.get())));
+    std::string content(stat.size, '\0');
+    zip_uint64_t done = 0;
+    while (done < content.size()) {
+      const zip_int64_t got = zip_fread(f.get(), content.data() + done, content.size() - done);
+      if (got < 0) throw Error(what + ": " + zip_error_strerror(zip_file_get_error(f.get())));
+      if (got == 0) break;
+      done += static_cast<zip_uint64_t>(got);
+    }
+    char extra = 0;  // reading past the end makes libzip check the CRC
+    const zip_int64_t tail = zip_fread(f.get(), &extra, 1);
+    if (tail < 0) throw Error(what + ": " + zip_error_strerror(zip_file_get_error(f.get())));
+    if (done != content.size() || tail != 0) {
+      throw Error(what + ": its size does not match the directory entry");
+    }
+    const std::string name = member.substr(0, member.size() - 4);
+    if (member == kMetadataMember) {
+      const Tensor t = npyFromBytes(content, name, what, true);
+      if (t.shape.size() != 1) throw Error(what + ": metadata must be a 1-d uint8 array");
+      std::string text;
+      text.reserve(t.data.size());
+      for (double v : t.data) {
+        if (v < 0 || v > 255 || v != static_cast<int>(v)) {
+          throw Error(what + ": metadata must be a 1-d uint8 array");
+        }
+        text.push_back(static_cast<char>(static_cast<unsigned char>(v)));
+      }
+      file.metadataJson = std::move(text);
+      continue;
+    }
+    file.tensors.push_back(npyFromBytes(content, name, what));
+  }
+  return file;
+}
+
+TensorFile readNpz(const std::string& path) { return npzFromBytes(readWholeFile(path), path); }
+
+}  // namespace lsrl

@@ -1,0 +1,208 @@
+#include "core/io/safetensors.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "core/io/json_util.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+
+namespace lsrl {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+// Larger headers are refused before anything is allocated (the reference reader's limit).
+constexpr uint64_t kMaxHeaderBytes = 100'000'000;
+
+std::string inQuotes(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  out += '\'';
+  out += s;
+  out += '\'';
+  return out;
+}
+
+// Other dtypes of the safetensors specification: named as unsupported, not unknown.
+bool isSafetensorsDtype(const std::string& d) {
+  static const char* const kKnown[] = {"BOOL", "U8",      "I8",   "F8_E5M2", "F8_E4M3", "I16",
+                                       "U16",  "F16",     "BF16", "I32",     "U32",     "I64",
+                                       "U64",  "F8_E8M0", "F4",   "F6_E2M3", "F6_E3M2", "C64"};
+  return std::find(std::begin(kKnown), std::end(kKnown), d) != std::end(kKnown);
+}
+
+bool nonNegativeInteger(const ordered_json& v, uint64_t& out) {
+  if (!v.is_number_unsigned()) return false;  // nlohmann parses every n >= 0 as unsigned
+  out = v.get<uint64_t>();
+  return true;
+}
+
+struct Entry {
+  Tensor tensor;
+  uint64_t begin = 0, end = 0;
+};
+
+}  // namespace
+
+std::string safetensorsToBytes(const TensorFile& file) {
+  checkTensorFile(file, "safetensors");
+  ordered_json header = ordered_json::object();
+  if (!file.metadataJson.empty()) header["__metadata__"] = {{"lsrl", file.metadataJson}};
+  uint64_t offset = 0;
+  for (const Tensor& t : file.tensors) {
+    const uint64_t bytes = t.data.size() * dtypeSize(t.dtype);
+    header[t.name] = {{"dtype", dtypeName(t.dtype)},
+                      {"shape", t.shape},
+                      {"data_offsets", {offset, offset + bytes}}};
+    offset += bytes;
+  }
+  std::string text;
+  try {
+    text = header.dump();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("safetensors: tensor names and metadata must be valid UTF-8 (") +
+                e.what() + ")");
+  }
+  text.append((8 - text.size() % 8) % 8, ' ');
+  std::string out;
+  out.reserve(8 + text.size() + offset);
+  for (int i = 0; i < 8; ++i)
+    out.push_back(static_cast<char>((uint64_t{text.size()} >> (8 * i)) & 0xFF));
+  out += text;
+  for (const Tensor& t : file.tensors) appendTensorData(t, out);
+  return out;
+}
+
+void writeSafetensors(const std::string& path, const TensorFile& file) {
+  std::string bytes;
+  try {
+    bytes = safetensorsToBytes(file);
+  } catch (const Error& e) {
+    throw Error("writing \"" + path + "\": " + e.what());
+  }
+  writeFileAtomically(path, bytes);
+}
+
+TensorFile safetensorsFromBytes(std::string_view bytes, const std::string& source) {
+  const std::string where = "safetensors file \"" + source + "\"";
+  auto fail = [&](const std::string& message) { return Error(where + ": " + message); };
+  if (bytes.size() < 8) {
+    throw fail("truncated: " + std::to_string(bytes.size()) +
+               " bytes, fewer than the 8 of the header length");
+  }
+  uint64_t n = 0;
+  for (int i = 0; i < 8; ++i) n |= uint64_t{static_cast<unsigned char>(bytes[i])} << (8 * i);
+  if (n > bytes.size() - 8) {
+    throw fail("header length " + std::to_string(n) + " exceeds the " +
+               std::to_string(bytes.size() - 8) + " bytes after it (truncated or not safetensors)");
+  }
+  if (n > kMaxHeaderBytes) {
+    throw fail("header length " + std::to_string(n) + " exceeds the limit of " +
+               std::to_string(kMaxHeaderBytes) + " bytes");
+  }
+  const std::string_view text = bytes.substr(8, n);
+  if (text.empty() || text[0] != '{') throw fail("the header does not start with '{'");
+  io::parseJson(text, where + " header");  // clear errors; rejects duplicate names
+  const ordered_json header = ordered_json::parse(text);
+  if (!header.is_object()) throw fail("the header is not a JSON object");
+  const std::string_view data = bytes.substr(8 + n);
+
+  TensorFile file;
+  std::vector<Entry> entries;
+  for (const auto& [name, info] : header.items()) {
+    if (name == "__metadata__") {
+      if (!info.is_object()) throw fail("__metadata__ is not an object");
+      for (const auto& [key, value] : info.items()) {
+        if (!value.is_string())
+          throw fail("__metadata__ entry " + inQuotes(key) + " is not a string");
+      }
+      if (info.contains("lsrl")) file.metadataJson = info["lsrl"].get<std::string>();
+      continue;
+    }
+    const std::string what = "tensor " + inQuotes(name);
+    if (!info.is_object()) throw fail(what + " is not described by an object");
+    for (const char* key : {"dtype", "shape", "data_offsets"}) {
+      if (!info.contains(key)) throw fail(what + " has no \"" + key + "\"");
+    }
+    Entry e;
+    e.tensor.name = name;
+    const ordered_json& dtype = info["dtype"];
+    if (!dtype.is_string()) throw fail(what + ": dtype is not a string");
+    const std::string& d = dtype.get_ref<const std::string&>();
+    if (d == "F64") {
+      e.tensor.dtype = Tensor::F64;
+    } else if (d == "F32") {
+      e.tensor.dtype = Tensor::F32;
+    } else if (isSafetensorsDtype(d)) {
+      throw fail(what + ": dtype " + inQuotes(d) + " is not supported (LSRL reads F64 and F32)");
+    } else {
+      throw fail(what + ": unknown dtype " + inQuotes(d));
+    }
+    const ordered_json& shape = info["shape"];
+    if (!shape.is_array()) throw fail(what + ": shape is not an array");
+    if (shape.size() > 64) throw fail(what + ": shape has more than 64 dimensions");
+    for (const ordered_json& dim : shape) {
+      uint64_t u = 0;
+      if (!nonNegativeInteger(dim, u) || u > uint64_t{INT64_MAX}) {
+        throw fail(what + ": shape " + shape.dump() + " is not a list of non-negative integers");
+      }
+      e.tensor.shape.push_back(static_cast<int64_t>(u));
+    }
+    const uint64_t count = elementCount(e.tensor.shape, e.tensor.dtype, where + ": " + what);
+    const ordered_json& offsets = info["data_offsets"];
+    if (!offsets.is_array() || offsets.size() != 2 || !nonNegativeInteger(offsets[0], e.begin) ||
+        !nonNegativeInteger(offsets[1], e.end)) {
+      throw fail(what + ": data_offsets " + offsets.dump() +
+                 " is not a pair of non-negative integers");
+    }
+    const std::string span = "data_offsets " + offsets.dump();
+    if (e.begin > e.end) throw fail(what + ": " + span + " ends before it begins");
+    if (e.end > data.size()) {
+      throw fail(what + ": " + span + " out of range: the data section has " +
+                 std::to_string(data.size()) + " bytes (truncated file?)");
+    }
+    const uint64_t need = count * dtypeSize(e.tensor.dtype);
+    if (e.end - e.begin != need) {
+      throw fail(what + ": " + span + " span " + std::to_string(e.end - e.begin) +
+                 " bytes but shape " + shapeText(e.tensor.shape) + " in " + d + " needs " +
+                 std::to_string(need));
+    }
+    entries.push_back(std::move(e));
+  }
+
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) { return a.begin < b.begin; });
+  uint64_t end = 0;
+  const Entry* previous = nullptr;
+  for (const Entry& e : entries) {
+    if (e.begin < end) {
+      throw fail("tensors " + inQuotes(previous->tensor.name) + " and " + inQuotes(e.tensor.name) +
+                 " overlap (data_offsets [" + std::to_string(previous->begin) + ", " +
+                 std::to_string(previous->end) + "] and [" + std::to_string(e.begin) + ", " +
+                 std::to_string(e.end) + "])");
+    }
+    if (e.begin > end) {
+      throw fail("a gap of " + std::to_string(e.begin - end) + " bytes before tensor " +
+                 inQuotes(e.tensor.name));
+    }
+    end = e.end;
+    previous = &e;
+  }
+  if (end != data.size()) {
+    throw fail(std::to_string(data.size() - end) + " bytes after the last tensor's data");
+  }
+  for (Entry& e : entries) {
+    e.tensor.data = decodeTensorData(data.substr(e.begin, e.end - e.begin), e.tensor.dtype,
+                                     (e.end - e.begin) / dtypeSize(e.tensor.dtype));
+    file.tensors.push_back(std::move(e.tensor));
+  }
+  return file;
+}
+
+TensorFile readSafetensors(const std::string& path) {
+  return safetensorsFromBytes(readWholeFile(path), path);
+}
+
+}  // namespace lsrl

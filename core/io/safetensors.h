@@ -1,0 +1,32 @@
+// safetensors files (https://github.com/huggingface/safetensors), as LSRL Studio writes
+// them (docs/weights-format.md):
+//   8 bytes    N, the header length, little-endian uint64 (a multiple of 8)
+//   N bytes    JSON header, padded with spaces:
+//              {"__metadata__": {"lsrl": "<metadataJson>"},            (only if non-empty)
+//               "<name>": {"dtype": "F64"|"F32", "shape": [...], "data_offsets": [b, e]}, ...}
+//   the data   each tensor little-endian, row-major, contiguous, in the order given;
+//              offsets are relative to the start of the data.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/io/tensor.h"
+
+namespace lsrl {
+
+// Throws lsrl::Error (see checkTensorFile) for an invalid TensorFile.
+std::string safetensorsToBytes(const TensorFile& file);
+// Atomic: a crash never leaves half a file. Throws lsrl::Error naming the path.
+void writeSafetensors(const std::string& path, const TensorFile& file);
+
+// Reads F64 and F32 tensors, in the order of their data offsets, and the "lsrl" entry of
+// __metadata__ (other metadata entries are ignored). Every size is checked against the
+// bytes actually present before use; throws lsrl::Error naming `source` (the file) and
+// the tensor: truncated file, bad header length, malformed header, unknown or
+// unsupported dtype, offsets out of range, overlapping, leaving gaps or not matching
+// shape × dtype size.
+TensorFile safetensorsFromBytes(std::string_view bytes, const std::string& source = "<memory>");
+TensorFile readSafetensors(const std::string& path);
+
+}  // namespace lsrl

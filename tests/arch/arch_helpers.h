@@ -1,0 +1,128 @@
+// Path graphs and comparisons shared by the core/arch tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <random>
+#include <vector>
+
+#include "core/arch/normal_form.h"
+#include "core/arch/targets.h"
+#include "core/graph/builder.h"
+#include "core/run/executor.h"
+#include "core/util/error.h"
+
+namespace lsrl::testing_arch {
+
+inline ExactMatrix mat(std::initializer_list<std::initializer_list<Exact>> rows) {
+  std::vector<ExactVector> dense;
+  int cols = 0;
+  for (const auto& r : rows) {
+    dense.emplace_back(r);
+    cols = static_cast<int>(r.size());
+  }
+  return ExactMatrix::fromDense(dense, cols);
+}
+
+inline ExactVector vec(std::initializer_list<Exact> v) { return ExactVector(v); }
+
+// Small rationals: {-1, -1/2, 0, 0, 1/2, 1} (zeros twice as likely, for sparsity).
+inline Exact smallEntry(std::mt19937& rng) {
+  static const int num[] = {-2, -1, 0, 0, 1, 2};
+  std::uniform_int_distribution<int> d(0, 5);
+  return Exact::rational(num[d(rng)], 2);
+}
+
+inline ExactMatrix randomMatrix(std::mt19937& rng, int rows, int cols, const Exact& scale) {
+  std::vector<ExactVector> dense(static_cast<size_t>(rows));
+  for (auto& r : dense) {
+    for (int c = 0; c < cols; ++c) r.push_back(smallEntry(rng) * scale);
+  }
+  return ExactMatrix::fromDense(dense, cols);
+}
+
+inline ExactVector randomVector(std::mt19937& rng, int n) {
+  ExactVector v;
+  for (int i = 0; i < n; ++i) v.push_back(smallEntry(rng));
+  return v;
+}
+
+// T tokens of width d, entries k/16 in [-1, 1].
+inline ExactSequence randomTokens(std::mt19937& rng, int T, int d) {
+  std::uniform_int_distribution<int> k(-16, 16);
+  ExactSequence out;
+  for (int t = 0; t < T; ++t) {
+    ExactVector tok;
+    for (int i = 0; i < d; ++i) tok.push_back(Exact::rational(k(rng), 16));
+    out.push_back(tok);
+  }
+  return out;
+}
+
+inline FloatSequence toFloats(const ExactSequence& xs) {
+  FloatSequence out;
+  for (const ExactVector& v : xs) {
+    FloatVector f;
+    for (const Exact& e : v) f.push_back(e.toDouble());
+    out.push_back(f);
+  }
+  return out;
+}
+
+// Runs `target` built from `g` against the path itself on `tokens`: exact outputs
+// identical, float64 outputs within 1e-9 (relative to max(1, |value|)).
+inline void expectTargetMatches(const Graph& g, Target target, const ExactSequence& tokens,
+                                const TargetOptions& options = {}) {
+  SCOPED_TRACE(std::string(targetName(target)) +
+               (options.positivity == Positivity::Shift ? " (shift)" : ""));
+  const TargetModel model = buildTarget(g, target, options);
+  ExactExecutor ex(g);
+  const ExactSequence want = ex.run(tokens);
+  const ExactSequence got = model.run(tokens);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t t = 0; t < want.size(); ++t) {
+    EXPECT_EQ(got[t], want[t]) << "exact, token " << t;
+  }
+  FloatExecutor fx(g);
+  const FloatSequence fwant = fx.run(toFloats(tokens));
+  const FloatSequence fgot = model.runFloat(toFloats(tokens));
+  ASSERT_EQ(fgot.size(), fwant.size());
+  for (size_t t = 0; t < fwant.size(); ++t) {
+    ASSERT_EQ(fgot[t].size(), fwant[t].size());
+    for (size_t i = 0; i < fwant[t].size(); ++i) {
+      const double tol = 1e-9 * std::max(1.0, std::abs(fwant[t][i]));
+      EXPECT_NEAR(fgot[t][i], fwant[t][i], tol) << "float, token " << t << ", component " << i;
+    }
+  }
+}
+
+inline bool hasMulti(const Graph& g) { return firstMulti(g) != kNoNode; }
+
+// Every NF-family target on two random sequences of 14 tokens (rnn and gated-rnn by
+// split and by shift with the box [-1, 1] and T = 14); the Multi-free ones refuse a
+// program with a Multi.
+inline void expectAllTargetsMatch(const Graph& g, unsigned seed) {
+  std::mt19937 rng(seed);
+  const int d = g.node(g.input()).dim;
+  for (int run = 0; run < 2; ++run) {
+    const ExactSequence tokens = randomTokens(rng, 14, d);
+    for (Target t : {Target::LinearRnn, Target::GatedLinearRnn, Target::Rnn, Target::GatedRnn}) {
+      if ((t == Target::LinearRnn || t == Target::Rnn) && hasMulti(g)) {
+        EXPECT_THROW(buildTarget(g, t), Error);
+        continue;
+      }
+      expectTargetMatches(g, t, tokens);
+      if (t == Target::Rnn || t == Target::GatedRnn) {
+        TargetOptions shift;
+        shift.positivity = Positivity::Shift;
+        shift.shift.horizon = 14;
+        expectTargetMatches(g, t, tokens, shift);
+      }
+    }
+  }
+}
+
+}  // namespace lsrl::testing_arch
