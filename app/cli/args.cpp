@@ -1,5 +1,6 @@
 #include "app/cli/args.h"
 
+#include <algorithm>
 #include <cctype>
 #include <sstream>
 
@@ -128,6 +129,17 @@ std::map<std::string, std::string> Args::keyValues(const std::string& name) cons
     kv[s.substr(0, eq)] = s.substr(eq + 1);
   }
   return kv;
+}
+
+std::vector<std::string> splitList(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    if (comma > start) out.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
 }
 
 }  // namespace lsrl::cli

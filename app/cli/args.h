@@ -55,4 +55,7 @@ std::optional<Args> parseOrHelp(const CommandSpec& spec, const std::vector<std::
 // An integer option value in [lo, hi]; throws lsrl::Error naming `what` otherwise.
 int parseIntValue(const std::string& text, const std::string& what, long long lo, long long hi);
 
+// "a,b,c" -> {"a", "b", "c"}; empty items are dropped.
+std::vector<std::string> splitList(const std::string& text);
+
 }  // namespace lsrl::cli

@@ -23,6 +23,9 @@ constexpr Subcommand kSubcommands[] = {
     {"run", "run a program on token sequences (float64 or exact)", cmdRun},
     {"prompt", "write an input file for vec2vec or tok2tok", cmdPrompt},
     {"bench", "benchmarks (lsrl bench run)", cmdBench},
+    {"compile", "compile a program into a model file (path of layers)", cmdCompile},
+    {"export", "write a compiled model's weights for a target (safetensors, npz)", cmdExport},
+    {"noise", "weight-noise robustness of compiled models (paper Fig. 4)", cmdNoise},
 };
 
 void printUsage(std::ostream& os) {

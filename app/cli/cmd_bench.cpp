@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "app/cli/args.h"
+#include "app/cli/bench_compile.h"
 #include "app/cli/bench_run.h"
 #include "app/cli/commands.h"
 #include "core/util/error.h"
@@ -11,19 +12,42 @@ namespace lsrl::cli {
 
 int cmdBench(const Argv& argv, std::ostream& out) {
   const CommandSpec spec{
-      "lsrl bench run [--tokens N] [--exact-tokens N] [--repeats R]",
-      "Benchmarks. `run`: tokens per second of DAG execution of tok2tok (L=3, direct) and\n"
+      "lsrl bench run|compile [--tokens N] [--exact-tokens N] [--repeats R]\n"
+      "                       [--programs a,b] [--variants a,b] [--backends a,b] [--no-optimize]",
+      "Benchmarks. `compile`: compile() time (median of R runs) and compiled sizes of\n"
+      "tok2tok (L=3) and vec2vec (n=2, m=1) per variant and backend; --no-optimize adds the\n"
+      "plain paper algorithm beside the optimised compile. `run`: tokens per second of DAG "
+      "execution of tok2tok (L=3, direct) and\n"
       "vec2vec (n=2, m=1, direct), float64 and exact, one thread, median of R runs after a\n"
       "warm-up. Build in Release for meaningful figures. The last line is one JSON object.",
       {{"tokens", "N", "float64 input length (default 10000)"},
        {"exact-tokens", "N", "exact input length (default 10000)"},
-       {"repeats", "R", "timed runs per figure (default 5)"}},
+       {"repeats", "R", "timed runs per figure (default 5)"},
+       {"programs", "LIST", "compile: programs (default tok2tok,vec2vec)"},
+       {"variants", "LIST", "compile: conditional variants (default all five)"},
+       {"backends", "LIST", "compile: float64,exact (default both)"},
+       {"no-optimize", "", "compile: also compile without the size optimisations"}},
       1,
       1};
   const auto args = parseOrHelp(spec, argv, out);
   if (!args) return 0;
-  if (args->positional()[0] != "run") {
-    throw Error("unknown benchmark \"" + args->positional()[0] + "\" (available: run)");
+  const std::string& which = args->positional()[0];
+  if (which == "compile") {
+    BenchCompileOptions options;
+    auto list = [&](const char* name, std::vector<std::string>& field) {
+      if (args->has(name)) field = splitList(args->get(name));
+    };
+    list("programs", options.programs);
+    list("variants", options.variants);
+    list("backends", options.backends);
+    if (args->has("no-optimize")) options.optimize = {false, true};
+    if (args->has("repeats")) {
+      options.repeats = parseIntValue(args->get("repeats"), "--repeats", 1, 1000);
+    }
+    return benchCompile(options, out);
+  }
+  if (which != "run") {
+    throw Error("unknown benchmark \"" + which + "\" (available: run, compile)");
   }
   BenchRunOptions options;
   auto count = [&](const char* name, int& field) {

@@ -3,6 +3,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/runnable_file.h"
 #include "core/graph/checks.h"
 #include "core/io/graph_file.h"
 #include "core/util/error.h"
@@ -19,7 +20,7 @@ int cmdCheck(const Argv& argv, std::ostream& out) {
   const auto args = parseOrHelp(spec, argv, out);
   if (!args) return 0;
   const std::string& path = args->positional()[0];
-  const Graph g = loadGraphFile(path);  // structural errors throw with their location
+  const Graph g = loadRunnableGraph(path, false);  // structural errors throw with their location
   const std::vector<Problem> problems = checkGraph(g);
   if (problems.empty()) {
     out << path << ": ok (" << g.programNodes().size() << " nodes)\n";

@@ -4,6 +4,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/runnable_file.h"
 #include "core/graph/stats.h"
 #include "core/io/graph_file.h"
 #include "core/util/error.h"
@@ -20,7 +21,7 @@ int cmdInfo(const Argv& argv, std::ostream& out) {
                          1};
   const auto args = parseOrHelp(spec, argv, out);
   if (!args) return 0;
-  const Graph g = loadGraphFile(args->positional()[0]);
+  const Graph g = loadRunnableGraph(args->positional()[0], false);  // program or model
   const GraphStats s = computeStats(g);
   nlohmann::ordered_json j;
   j["file"] = args->positional()[0];

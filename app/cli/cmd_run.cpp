@@ -5,6 +5,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/runnable_file.h"
 #include "core/io/graph_file.h"
 #include "core/io/sequence_file.h"
 #include "core/io/trace_file.h"
@@ -52,7 +53,9 @@ int cmdRun(const Argv& argv, std::ostream& out) {
       "sequence) and prints {\"outputs\": [[...], ...]}, one row per token, or\n"
       "{\"batch_outputs\": [...]} for an input in batch form. Float64 by default; --exact\n"
       "computes in the program's number field with no rounding and prints exact values\n"
-      "(integers as JSON numbers, others as strings such as \"1/3\" or \"cos(pi/6)\").",
+      "(integers as JSON numbers, others as strings such as \"1/3\" or \"cos(pi/6)\").\n"
+      "FILE.json is a program or a compiled model (lsrl compile); --exact needs a model\n"
+      "compiled with --backend exact.",
       {{"input", "IN.json", "token sequences: {\"tokens\": [[...]...]} or {\"batch\": [...]}"},
        {"exact", "", "compute exactly instead of in float64"},
        {"trace", "TRACE.json", "also write every node's value at every step"},
@@ -68,7 +71,7 @@ int cmdRun(const Argv& argv, std::ostream& out) {
     threads = parseIntValue(args->get("threads"), "--threads", 1, 1024);
   }
 
-  const Graph graph = loadGraphFile(args->positional()[0]);
+  const Graph graph = loadRunnableGraph(args->positional()[0], exact);
   const SequenceBatch batch = loadSequenceFile(args->get("input"));
   long long inputConductor = 4;
   for (const ExactSequence& s : batch.sequences)

@@ -16,5 +16,8 @@ int cmdCheck(const Argv& args, std::ostream& out);
 int cmdRun(const Argv& args, std::ostream& out);
 int cmdPrompt(const Argv& args, std::ostream& out);
 int cmdBench(const Argv& args, std::ostream& out);
+int cmdCompile(const Argv& args, std::ostream& out);
+int cmdExport(const Argv& args, std::ostream& out);
+int cmdNoise(const Argv& args, std::ostream& out);
 
 }  // namespace lsrl::cli

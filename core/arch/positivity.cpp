@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "core/arch/bounds.h"
 #include "core/util/error.h"
 
 namespace lsrl {
@@ -68,105 +69,30 @@ Exact powerOfTwoAtLeast(const Exact& v) {
   return p;
 }
 
-namespace {
-
-struct Box {
-  ExactVector lo;
-  ExactVector hi;
-};
-
-// [lo, hi] ↦ the box of M z for z in [lo, hi], added into out.
-void addInterval(const ExactMatrix& M, const Box& in, Box& out) {
-  for (const auto& e : M.entries()) {
-    const size_t r = static_cast<size_t>(e.row);
-    const size_t c = static_cast<size_t>(e.col);
-    if (e.value.sign() > 0) {
-      out.lo[r] += e.value * in.lo[c];
-      out.hi[r] += e.value * in.hi[c];
-    } else {
-      out.lo[r] += e.value * in.hi[c];
-      out.hi[r] += e.value * in.lo[c];
-    }
-  }
-}
-
-Box mlpBox(const std::vector<NfReluLayer<Exact>>& br, Box z) {
-  for (const auto& l : br) {
-    Box out{l.b, l.b};
-    addInterval(l.W, z, out);
-    for (Exact& x : out.lo) {
-      if (x.sign() < 0) x = Exact();
-    }
-    for (Exact& x : out.hi) {
-      if (x.sign() < 0) x = Exact();
-    }
-    z = std::move(out);
-  }
-  return z;
-}
-
-}  // namespace
-
 ShiftResult shiftPositivity(const NfModel<Exact>& model, const ShiftOptions& options) {
   model.validate();
   if (options.horizon < 1) throw Error("positivity shift: the horizon T must be at least 1");
   if (options.inputHi < options.inputLo) throw Error("positivity shift: empty input box");
-  ShiftResult result{model, {}};
-  const size_t dIn = static_cast<size_t>(model.inputDim);
-  Box u{ExactVector(dIn, options.inputLo), ExactVector(dIn, options.inputHi)};
-  for (size_t l = 0; l < result.model.layers.size(); ++l) {
-    NfLayer<Exact>& L = result.model.layers[l];
-    if (L.update != StateUpdate::Linear) {
+  for (size_t l = 0; l < model.layers.size(); ++l) {
+    if (model.layers[l].update != StateUpdate::Linear) {
       throw Error("positivity shift: layer " + std::to_string(l) + " already has a ReLU state");
     }
-    if (L.f.empty()) {
+    if (model.layers[l].f.empty()) {
       throw Error("positivity shift: layer " + std::to_string(l) +
                   " has no MLP layer to read the shifted state");
     }
+  }
+  const std::vector<LayerBounds> bounds =
+      layerBounds(model, options.inputLo, options.inputHi, options.horizon);
+  ShiftResult result{model, {}};
+  for (size_t l = 0; l < result.model.layers.size(); ++l) {
+    NfLayer<Exact>& L = result.model.layers[l];
     const size_t ds = static_cast<size_t>(L.stateDim());
-    // Unrolled response: lo_t = A^t s0 + Σ_{j<t} (Φ_j⁺ u_lo − Φ_j⁻ u_hi + φ_j).
-    ExactMatrix Phi = L.B;     // A^j B
-    ExactVector phi = L.bias;  // A^j b
-    ExactVector At_s0 = L.s0;  // A^t s0
-    Box sum{zerosVector(static_cast<int>(ds)), zerosVector(static_cast<int>(ds))};
-    Box state;
-    for (int t = 1; t <= options.horizon; ++t) {
-      addInterval(Phi, u, sum);
-      for (size_t i = 0; i < ds; ++i) {
-        sum.lo[i] += phi[i];
-        sum.hi[i] += phi[i];
-      }
-      At_s0 = L.A * At_s0;
-      for (size_t i = 0; i < ds; ++i) {
-        const Exact lo = At_s0[i] + sum.lo[i];
-        const Exact hi = At_s0[i] + sum.hi[i];
-        if (t == 1) {
-          state.lo.push_back(lo);
-          state.hi.push_back(hi);
-        } else {
-          if (lo < state.lo[i]) state.lo[i] = lo;
-          if (hi > state.hi[i]) state.hi[i] = hi;
-        }
-      }
-      if (t < options.horizon) {
-        Phi = L.A * Phi;
-        phi = L.A * phi;
-      }
-    }
     ExactVector c(ds);
     for (size_t i = 0; i < ds; ++i) {
-      if (state.lo[i].sign() < 0) c[i] = powerOfTwoAtLeast(-state.lo[i]);
+      const Exact& lo = bounds[l].state.lo[i];
+      if (lo.sign() < 0) c[i] = powerOfTwoAtLeast(-lo);
     }
-    // The next layer's input box, from the unshifted layer.
-    Box y = mlpBox(L.f, state);
-    if (L.gated) {
-      const Box g = mlpBox(L.g, state);
-      for (size_t i = 0; i < y.lo.size(); ++i) {
-        y.lo[i] *= g.lo[i];
-        y.hi[i] *= g.hi[i];
-      }
-    }
-    u = std::move(y);
     // Fold the shift in.
     const ExactVector Ac = L.A * c;
     for (size_t i = 0; i < ds; ++i) {

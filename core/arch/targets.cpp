@@ -2,7 +2,9 @@
 
 #include <array>
 
+#include "core/arch/bounds.h"
 #include "core/arch/positivity.h"
+#include "core/arch/tensor_codec.h"
 #include "core/util/error.h"
 
 namespace lsrl {
@@ -26,26 +28,6 @@ constexpr std::array<TargetInfo, 7> kTargets{{
 }};
 
 const TargetInfo& info(Target t) { return kTargets[static_cast<size_t>(t)]; }
-
-NamedTensor matrixTensor(std::string name, const ExactMatrix& m) {
-  NamedTensor t;
-  t.name = std::move(name);
-  t.shape = {m.rows(), m.cols()};
-  t.data.assign(static_cast<size_t>(m.rows()) * static_cast<size_t>(m.cols()), 0.0);
-  for (const auto& e : m.entries()) {
-    t.data[static_cast<size_t>(e.row) * static_cast<size_t>(m.cols()) +
-           static_cast<size_t>(e.col)] = e.value.toDouble();
-  }
-  return t;
-}
-
-NamedTensor vectorTensor(std::string name, const ExactVector& v) {
-  NamedTensor t;
-  t.name = std::move(name);
-  t.shape = {static_cast<int64_t>(v.size())};
-  for (const Exact& x : v) t.data.push_back(x.toDouble());
-  return t;
-}
 
 nlohmann::json widths(const std::vector<NfReluLayer<Exact>>& br) {
   nlohmann::json out = nlohmann::json::array();
@@ -81,11 +63,48 @@ NodeId firstMulti(const Graph& path) {
   return kNoNode;
 }
 
+namespace {
+
+// §3.2: K per gated layer, a power of two ≥ the bound on F's output over the box and t ≤ T
+// (1 where the bound is 0), from the linear NF whose F outputs the split/shift keeps.
+std::vector<ExactVector> gruBounds(const NfModel<Exact>& linearNf, const ShiftOptions& box) {
+  if (box.horizon < 1) {
+    throw Error(
+        "target gru: the \"pytorch\" update needs an upper bound K on its product inputs, "
+        "hence an input box and a horizon T (max_seq_len); give them, or use the \"paper\" "
+        "update, which needs no bound");
+  }
+  const std::vector<LayerBounds> bounds =
+      layerBounds(linearNf, box.inputLo, box.inputHi, box.horizon);
+  std::vector<ExactVector> K;
+  for (size_t l = 0; l < linearNf.layers.size(); ++l) {
+    ExactVector k;
+    if (linearNf.layers[l].gated) {
+      for (const Exact& hi : bounds[l].f.hi)
+        k.push_back(hi.sign() > 0 ? powerOfTwoAtLeast(hi) : Exact(1));
+    }
+    K.push_back(std::move(k));
+  }
+  return K;
+}
+
+// The ReLU-state NF of rnn / gated-rnn / gru / lstm: split (default) or shift.
+void makeStatesNonNegative(TargetModel& m) {
+  if (m.options.positivity == Positivity::Shift) {
+    ShiftResult shifted = shiftPositivity(m.nf, m.options.shift);
+    m.nf = std::move(shifted.model);
+    m.shiftC = std::move(shifted.c);
+    m.positivity = "shift";
+  } else {
+    m.nf = splitPositivity(m.nf);
+    m.positivity = "split";
+  }
+}
+
+}  // namespace
+
 TargetModel buildTarget(const Graph& path, Target target, const TargetOptions& options) {
   const std::string name(targetName(target));
-  if (target == Target::Gru || target == Target::Lstm || target == Target::Hawk) {
-    throw Error("target " + name + ": not implemented yet");
-  }
   if (target == Target::LinearRnn || target == Target::Rnn) {
     const NodeId multi = firstMulti(path);
     if (multi != kNoNode) {
@@ -99,33 +118,87 @@ TargetModel buildTarget(const Graph& path, Target target, const TargetOptions& o
   m.target = target;
   m.options = options;
   m.nf = compileNormalForm(path);
-  if (target == Target::Rnn || target == Target::GatedRnn) {
-    if (options.positivity == Positivity::Shift) {
-      ShiftResult shifted = shiftPositivity(m.nf, options.shift);
-      m.nf = std::move(shifted.model);
-      m.shiftC = std::move(shifted.c);
-      m.positivity = "shift";
-    } else {
-      m.nf = splitPositivity(m.nf);
-      m.positivity = "split";
+  switch (target) {
+    case Target::LinearRnn:
+    case Target::GatedLinearRnn:
+      break;
+    case Target::Rnn:
+    case Target::GatedRnn:
+      makeStatesNonNegative(m);
+      break;
+    case Target::Gru: {
+      std::vector<ExactVector> K;
+      if (options.gruUpdate == GruUpdate::Pytorch) K = gruBounds(m.nf, options.shift);
+      makeStatesNonNegative(m);
+      GruModel<Exact> gru = buildGru(m.nf, options.gruUpdate, K);
+      m.built = options.stacked ? stackGru(gru) : std::move(gru);
+      break;
     }
+    case Target::Lstm:
+      makeStatesNonNegative(m);
+      m.built = options.stacked ? stackLstm(buildLstm(m.nf)) : buildLstm(m.nf);
+      break;
+    case Target::Hawk:
+      m.built = buildHawk(m.nf, options.hawkResidual, options.shift.horizon);
+      break;
   }
   return m;
 }
 
+namespace {
+
+template <class... Fs>
+struct Overloaded : Fs... {
+  using Fs::operator()...;
+};
+template <class... Fs>
+Overloaded(Fs...) -> Overloaded<Fs...>;
+
+}  // namespace
+
 std::vector<std::vector<Exact>> TargetModel::run(
     const std::vector<std::vector<Exact>>& tokens) const {
-  return runNormalForm(nf, tokens);
+  return std::visit(Overloaded{[&](const std::monostate&) { return runNormalForm(nf, tokens); },
+                               [&](const GruModel<Exact>& g) { return runGru(g, tokens); },
+                               [&](const LstmModel<Exact>& l) { return runLstm(l, tokens); },
+                               [&](const HawkModel<Exact>& h) { return runHawk(h, tokens); }},
+                    built);
+}
+
+FloatTargetModel TargetModel::floatModel() const {
+  FloatTargetModel f;
+  f.target = target;
+  std::visit(Overloaded{[&](const std::monostate&) { f.model = toFloat(nf); },
+                        [&](const auto& m) { f.model = toFloat(m); }},
+             built);
+  return f;
 }
 
 std::vector<std::vector<double>> TargetModel::runFloat(
     const std::vector<std::vector<double>>& tokens) const {
-  return runNormalForm(floatModel(), tokens);
+  return floatModel().run(tokens);
 }
 
-std::vector<NamedTensor> normalFormTensors(const NfModel<Exact>& nf,
-                                           const std::vector<ExactVector>& shiftC) {
-  std::vector<NamedTensor> out;
+int FloatTargetModel::inputDim() const {
+  return std::visit([](const auto& m) { return m.inputDim; }, model);
+}
+
+int FloatTargetModel::outputDim() const {
+  return std::visit([](const auto& m) { return m.outputDim(); }, model);
+}
+
+std::vector<std::vector<double>> FloatTargetModel::run(
+    const std::vector<std::vector<double>>& tokens) const {
+  return std::visit(Overloaded{[&](const NfModel<double>& m) { return runNormalForm(m, tokens); },
+                               [&](const GruModel<double>& g) { return runGru(g, tokens); },
+                               [&](const LstmModel<double>& l) { return runLstm(l, tokens); },
+                               [&](const HawkModel<double>& h) { return runHawk(h, tokens); }},
+                    model);
+}
+
+std::vector<Tensor> normalFormTensors(const NfModel<Exact>& nf,
+                                      const std::vector<ExactVector>& shiftC) {
+  std::vector<Tensor> out;
   for (size_t l = 0; l < nf.layers.size(); ++l) {
     const NfLayer<Exact>& L = nf.layers[l];
     const std::string p = "layers." + std::to_string(l) + ".";
@@ -150,7 +223,13 @@ std::vector<NamedTensor> normalFormTensors(const NfModel<Exact>& nf,
   return out;
 }
 
-std::vector<NamedTensor> TargetModel::tensors() const { return normalFormTensors(nf, shiftC); }
+std::vector<Tensor> TargetModel::tensors() const {
+  return std::visit(Overloaded{[&](const std::monostate&) { return normalFormTensors(nf, shiftC); },
+                               [&](const GruModel<Exact>& g) { return gruTensors(g); },
+                               [&](const LstmModel<Exact>& l) { return lstmTensors(l); },
+                               [&](const HawkModel<Exact>& h) { return hawkTensors(h); }},
+                    built);
+}
 
 nlohmann::json TargetModel::metadata() const {
   using nlohmann::json;
@@ -162,7 +241,10 @@ nlohmann::json TargetModel::metadata() const {
   meta["d_out"] = nf.outputDim();
   meta["activation_replacements"] = {{"sigmoid", "relu"}, {"tanh", "relu"}, {"gelu", "relu"}};
   meta["positivity"] = positivity;
-  if (positivity == "shift") {
+  // The box and T are assumptions of the model where the shift or the GRU bound K used them.
+  const bool usesBox =
+      positivity == "shift" || (target == Target::Gru && options.gruUpdate == GruUpdate::Pytorch);
+  if (usesBox) {
     meta["input_box"] = {options.shift.inputLo.toDouble(), options.shift.inputHi.toDouble()};
     meta["max_seq_len"] = options.shift.horizon;
   } else {
@@ -173,7 +255,8 @@ nlohmann::json TargetModel::metadata() const {
   source["program"] = options.sourceName.empty() ? json(nullptr) : json(options.sourceName);
   source["hash"] = options.sourceHash.empty() ? json(nullptr) : json(options.sourceHash);
   meta["source"] = source;
-  const bool relu = target == Target::Rnn || target == Target::GatedRnn;
+  const bool relu =
+      target != Target::LinearRnn && target != Target::GatedLinearRnn && target != Target::Hawk;
   meta["state_update"] = relu ? "relu" : "linear";
   json layers = json::array();
   for (size_t l = 0; l < nf.layers.size(); ++l) {
@@ -189,9 +272,19 @@ nlohmann::json TargetModel::metadata() const {
     j["g_widths"] = widths(L.g);
     layers.push_back(std::move(j));
   }
+  // "layers": the target's own layers; "nf_layers": the NF layers they were built from.
+  meta["nf_layers"] = layers;
   meta["layers"] = std::move(layers);
+  auto merge = [&](const json& extra) {
+    for (const auto& [key, value] : extra.items()) meta[key] = value;
+  };
+  std::visit(Overloaded{[&](const std::monostate&) {},
+                        [&](const GruModel<Exact>& g) { merge(gruMetadata(g)); },
+                        [&](const LstmModel<Exact>& l) { merge(lstmMetadata(l)); },
+                        [&](const HawkModel<Exact>& h) { merge(hawkMetadata(h)); }},
+             built);
   json names = json::array();
-  for (const NamedTensor& t : tensors()) names.push_back(t.name);
+  for (const Tensor& t : tensors()) names.push_back(t.name);
   meta["tensor_order"] = std::move(names);
   return meta;
 }

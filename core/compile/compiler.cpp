@@ -25,8 +25,8 @@ CompileResult compileWith(const Graph& program, const CompileOptions& options,
   std::optional<compiler::CGraph<S>> initial;
   if (replay) initial.emplace(g);
   const auto t0 = std::chrono::steady_clock::now();
-  compiler::Driver<S> driver(
-      g, {options.recordHistory, options.disabledRules, options.maxSteps, options.stopAfterSteps});
+  compiler::Driver<S> driver(g, {options.recordHistory, options.disabledRules, options.maxSteps,
+                                 options.stopAfterSteps, options.progress, options.optimize});
   compiler::DriverOutcome outcome = driver.run();
   const auto t1 = std::chrono::steady_clock::now();
   result.seconds = std::chrono::duration<double>(t1 - t0).count();
@@ -60,6 +60,7 @@ std::vector<std::string> compileRuleNames() {
   std::vector<std::string> out;
   for (const auto& r : compiler::foldRules<double>()) out.emplace_back(r->name());
   for (const auto& r : compiler::debranchRules<double>()) out.emplace_back(r->name());
+  out.emplace_back(compiler::kCompactRule);
   return out;
 }
 

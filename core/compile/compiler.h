@@ -6,6 +6,7 @@
 //   Executor<Exact> ex(r.path);   // the same outputs as the program
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -33,6 +34,14 @@ struct CompileOptions {
   // graph at any step (needs recordHistory). Off by default: for the plain paper
   // algorithm on tok2tok the intermediate matrices add up to gigabytes.
   bool replayableHistory = false;
+  // Exactness-preserving size optimisations (dead dimensions, duplicate rows, zero
+  // rows/columns, identity layers), recorded as steps like the rules; off reproduces the
+  // plain paper algorithm (`--no-optimize`).
+  bool optimize = true;
+  // Called every few hundred steps with the steps so far; returning false stops the
+  // compile, which then throws lsrl::Cancelled (core/util/error.h). Runs on the compiling
+  // thread: keep it cheap (e.g. check an atomic flag, print a line now and then).
+  std::function<bool(long long steps)> progress;
 };
 
 // The graph at any step of a finished compile.

@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/compile/optimize.h"
 #include "core/compile/rule.h"
 #include "core/compile/rules/bypass.h"
 #include "core/compile/rules/fold.h"
@@ -55,7 +57,12 @@ struct DriverOptions {
   std::vector<std::string> disabledRules;
   long long maxSteps = 10'000'000;
   long long stopAfterSteps = -1;
+  std::function<bool(long long steps)> progress;  // see CompileOptions::progress
+  bool optimize = true;                           // see CompileOptions::optimize
 };
+
+// The name under which the size optimisation (optimize.h) is recorded.
+inline constexpr std::string_view kCompactRule = "O1 compact";
 
 struct DriverOutcome {
   std::vector<Step> steps;
@@ -71,7 +78,7 @@ class Driver {
  public:
   Driver(CGraph<S>& g, DriverOptions options) : g_(g), options_(std::move(options)) {
     for (const std::string& name : options_.disabledRules) {
-      bool known = false;
+      bool known = name == kCompactRule;
       for (const auto& r : foldRules<S>()) known = known || r->name() == name;
       for (const auto& r : debranchRules<S>()) known = known || r->name() == name;
       if (!known) throw Error("compile: unknown rule \"" + name + "\"");
@@ -97,6 +104,20 @@ class Driver {
         break;
       }
     }
+  }
+
+  // The size optimisation as one step (when enabled and it changes anything), then folds.
+  void compact() {
+    if (options_.optimize && enabled(kCompactRule) && !stopped()) {
+      Compactor<S> c(g_);
+      if (c.analyze()) {
+        begin(kCompactRule, kNoNode);
+        c.rewrite();
+        end(kCompactRule);
+        fold();
+      }
+    }
+    lastCompactWeight_ = g_.weight();
   }
 
   // One debranch step on the first branch node; false when the graph is a path.
@@ -126,8 +147,15 @@ class Driver {
   DriverOutcome run() {
     g_.touchAll();
     fold();
-    while (debranchOnce()) fold();
+    compact();
+    while (debranchOnce()) {
+      fold();
+      // Compacting costs one pass over the graph: do it when the graph has grown by
+      // half since the last time, so that the passes add up to a small multiple of one.
+      if (g_.weight() > lastCompactWeight_ + lastCompactWeight_ / 2) compact();
+    }
     fold();
+    compact();
     outcome_.stopped = stopped() && (g_.hasDirty() || g_.firstBranch() != kNoNode);
     return std::move(outcome_);
   }
@@ -154,13 +182,19 @@ class Driver {
     outcome_.ruleSeconds[std::string(rule)] +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - stepStart_).count();
     if (options_.recordHistory) outcome_.steps.push_back(std::move(s));
+    if (options_.progress && outcome_.stepCount % kProgressEvery == 0 &&
+        !options_.progress(outcome_.stepCount)) {
+      throw Cancelled("compile: cancelled after " + std::to_string(outcome_.stepCount) + " steps");
+    }
   }
+  static constexpr long long kProgressEvery = 256;
 
   CGraph<S>& g_;
   DriverOptions options_;
   std::vector<std::unique_ptr<FoldRule<S>>> folds_;
   std::vector<std::unique_ptr<DebranchRule<S>>> debranch_;
   DriverOutcome outcome_;
+  long long lastCompactWeight_ = 0;
   std::chrono::steady_clock::time_point stepStart_;
 };
 

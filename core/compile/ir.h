@@ -99,6 +99,8 @@ class CGraph {
   NodeId inputNode() const { return input_; }
   NodeId output() const { return output_; }
   size_t nodeCount() const { return alive_; }
+  // Σ over live nodes of width + stored non-zeros: a cheap running measure of size.
+  long long weight() const { return weight_; }
   std::vector<NodeId> aliveIds() const {
     std::vector<NodeId> out;
     for (NodeId i = 0; i < idLimit(); ++i) {
@@ -124,6 +126,8 @@ class CGraph {
     const NodeId id = idLimit();
     const Op o = n->op;
     if (keepArchive_) archive_.push_back(n);
+    nodeWeight_.push_back(weightOf(*n));
+    weight_ += nodeWeight_.back();
     nodes_.push_back(std::move(n));
     inputs_.emplace_back();
     succ_.emplace_back();
@@ -140,6 +144,7 @@ class CGraph {
   void addPlaceholder() {
     if (keepArchive_) archive_.push_back(nullptr);
     nodes_.push_back(nullptr);
+    nodeWeight_.push_back(0);
     inputs_.emplace_back();
     succ_.emplace_back();
   }
@@ -192,6 +197,7 @@ class CGraph {
         removeSucc(x, id);
         if (step_ != nullptr) step_->edgesRemoved.emplace_back(x, id);
       }
+      weight_ -= nodeWeight_[static_cast<size_t>(id)];  // as added: matrices may be moved out
       nodes_[static_cast<size_t>(id)] = nullptr;
       --alive_;
       if (step_ != nullptr) step_->nodesRemoved.push_back(id);
@@ -293,6 +299,10 @@ class CGraph {
   }
 
  private:
+  static long long weightOf(const CNode<S>& n) {
+    return n.dim + static_cast<long long>(n.A.nonZeros() + n.B.nonZeros());
+  }
+
   int distinctInputs(NodeId v) const {
     const auto& ins = inputs(v);
     if (ins.size() <= 1) return static_cast<int>(ins.size());
@@ -369,6 +379,8 @@ class CGraph {
   NodeId input_ = kNoNode;
   NodeId output_ = kNoNode;
   size_t alive_ = 0;
+  long long weight_ = 0;
+  std::vector<long long> nodeWeight_;  // by id, at creation
   Step current_;
   Step* step_ = nullptr;
 };

@@ -1,5 +1,6 @@
 #include "core/run/executor.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <exception>
@@ -230,6 +231,33 @@ typename Executor<V>::Vector Executor<V>::value(NodeId id) const {
     }
   }
   return out;
+}
+
+template <class V>
+void Executor<V>::setState(NodeId linState, const Vector& state) {
+  const Plan& p = *plan_;
+  const std::vector<NodeId>& states = p.linStates_;
+  if (std::find(states.begin(), states.end(), linState) == states.end()) {
+    throw Error("setState: node " + std::to_string(linState) +
+                " is not a LinState of the program (it has " + std::to_string(states.size()) +
+                " LinStates)");
+  }
+  const int w = p.nodeDim_[linState];
+  if (static_cast<int>(state.size()) != w) {
+    throw Error("setState: LinState " + std::to_string(linState) + " has width " +
+                std::to_string(w) + ", got a state of width " + std::to_string(state.size()));
+  }
+  // A LinState's state is its own contiguous slots; no view aliases them with a copy.
+  const int32_t* pos = p.pos_.data() + p.nodeFirstPos_[linState];
+  for (int i = 0; i < w; ++i) {
+    Scalar& slot = buf_[static_cast<size_t>(pos[i])];
+    if constexpr (std::is_same_v<V, Exact>) {
+      const Exact& x = state[static_cast<size_t>(i)];
+      slot = &x.field() == p.field_ ? x.element() : x.liftedTo(*p.field_).element();
+    } else {
+      slot = state[static_cast<size_t>(i)];
+    }
+  }
 }
 
 template <class V>

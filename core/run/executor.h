@@ -103,6 +103,11 @@ class Executor {
   // The value of a program node after the last step (after a reset: LinStates hold
   // init_state, token-independent nodes their value, the others 0).
   Vector value(NodeId id) const;
+  // Overwrites a LinState's current state (what the next step reads as s_{t−1}), e.g.
+  // to replay another model's states step by step. Throws for nodes that are not LinStates
+  // of the program and for a wrong width; in exact mode the values must lie in a subfield
+  // of the plan's field.
+  void setState(NodeId linState, const Vector& state);
   // Appends the current values of every program node as one step of the trace.
   void record(Trace<V>& trace) const;
 

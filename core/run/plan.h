@@ -40,6 +40,10 @@ struct PlanOptions {
   // extraConductor). Raise it when tokens hold constants the program itself does not
   // (e.g. 20 for sqrt(5) in a rational program).
   long long extraConductor = 4;
+  // Compiled paths are huge when counted densely (10^12 entries for tok2tok L=10) but
+  // sparse. This skips the dense-size limit of requireValid (kMaxMatrixEntries) and checks
+  // only what the plan relies on: structure and matrix shapes.
+  bool allowHugeSparse = false;
 };
 
 class Plan {
@@ -56,6 +60,8 @@ class Plan {
   const std::vector<NodeId>& order() const { return order_; }
   bool isProgramNode(NodeId id) const;
   int width(NodeId id) const;  // throws for nodes outside the program
+  // The program's LinState nodes in order(): the nodes Executor::setState accepts.
+  const std::vector<NodeId>& linStates() const { return linStates_; }
 
   bool hasExact() const { return field_ != nullptr; }
   const CosField& field() const;  // throws without the exact path
@@ -115,6 +121,7 @@ class Plan {
   int scratchSlot_ = 0;
 
   std::vector<NodeId> order_;
+  std::vector<NodeId> linStates_;      // program LinStates, in order_
   std::vector<int32_t> nodeFirstPos_;  // by node id: offset into pos_, -1 outside the program
   std::vector<int32_t> nodeDim_;       // by node id
   std::vector<int32_t> pos_;           // every program node's value slots, in order_

@@ -25,4 +25,10 @@ class ParseError : public Error {
   size_t position_;
 };
 
+// Long work stopped on request (Ctrl-C, a Cancel button): not a failure of the input.
+class Cancelled : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace lsrl

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/arch/normal_form.h"
@@ -101,26 +102,83 @@ inline void expectTargetMatches(const Graph& g, Target target, const ExactSequen
 
 inline bool hasMulti(const Graph& g) { return firstMulti(g) != kNoNode; }
 
-// Every NF-family target on two random sequences of 14 tokens (rnn and gated-rnn by
-// split and by shift with the box [-1, 1] and T = 14); the Multi-free ones refuse a
-// program with a Multi.
+// One build configuration of a target, with a label for failure messages.
+struct TargetConfig {
+  Target target;
+  TargetOptions options;
+  std::string label;
+};
+
+// Every target and its variants for inputs in [lo, hi] and sequences of at most T tokens:
+// rnn / gated-rnn / gru / lstm by split and by shift, gru with both updates (the
+// "pytorch" one with its bound K from the box), gru and lstm also as one stacked module,
+// hawk with and without residuals.
+inline std::vector<TargetConfig> allTargetConfigs(int T, const Exact& lo = Exact(-1),
+                                                  const Exact& hi = Exact(1)) {
+  std::vector<TargetConfig> out;
+  TargetOptions box;
+  box.shift.horizon = T;
+  box.shift.inputLo = lo;
+  box.shift.inputHi = hi;
+  TargetOptions shift = box;
+  shift.positivity = Positivity::Shift;
+  for (Target t : allTargets()) {
+    const std::string name(targetName(t));
+    switch (t) {
+      case Target::LinearRnn:
+      case Target::GatedLinearRnn:
+        out.push_back({t, {}, name});
+        break;
+      case Target::Rnn:
+      case Target::GatedRnn:
+      case Target::Lstm:
+        out.push_back({t, {}, name + " (split)"});
+        out.push_back({t, shift, name + " (shift)"});
+        if (t == Target::Lstm) {
+          TargetOptions stacked;
+          stacked.stacked = true;
+          out.push_back({t, stacked, "lstm stacked (split)"});
+        }
+        break;
+      case Target::Gru: {
+        out.push_back({t, box, "gru pytorch (split)"});
+        TargetOptions paper;
+        paper.gruUpdate = GruUpdate::Paper;
+        out.push_back({t, paper, "gru paper (split)"});
+        TargetOptions paperShift = shift;
+        paperShift.gruUpdate = GruUpdate::Paper;
+        out.push_back({t, paperShift, "gru paper (shift)"});
+        TargetOptions stacked = box;
+        stacked.stacked = true;
+        out.push_back({t, stacked, "gru pytorch stacked (split)"});
+        break;
+      }
+      case Target::Hawk: {
+        out.push_back({t, box, "hawk residual"});
+        TargetOptions plain = box;
+        plain.hawkResidual = false;
+        out.push_back({t, plain, "hawk without residuals"});
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// Every target (allTargetConfigs(14)) on two random sequences of 14 tokens; the
+// Multi-free ones refuse a program with a Multi.
 inline void expectAllTargetsMatch(const Graph& g, unsigned seed) {
   std::mt19937 rng(seed);
   const int d = g.node(g.input()).dim;
   for (int run = 0; run < 2; ++run) {
     const ExactSequence tokens = randomTokens(rng, 14, d);
-    for (Target t : {Target::LinearRnn, Target::GatedLinearRnn, Target::Rnn, Target::GatedRnn}) {
-      if ((t == Target::LinearRnn || t == Target::Rnn) && hasMulti(g)) {
-        EXPECT_THROW(buildTarget(g, t), Error);
+    for (const TargetConfig& c : allTargetConfigs(14)) {
+      SCOPED_TRACE(c.label);
+      if ((c.target == Target::LinearRnn || c.target == Target::Rnn) && hasMulti(g)) {
+        EXPECT_THROW(buildTarget(g, c.target), Error);
         continue;
       }
-      expectTargetMatches(g, t, tokens);
-      if (t == Target::Rnn || t == Target::GatedRnn) {
-        TargetOptions shift;
-        shift.positivity = Positivity::Shift;
-        shift.shift.horizon = 14;
-        expectTargetMatches(g, t, tokens, shift);
-      }
+      expectTargetMatches(g, c.target, tokens, c.options);
     }
   }
 }

@@ -174,6 +174,13 @@ std::vector<RuleCase> ruleCases() {
                        return Concat({x, r, l});
                      });
                    }});
+  cases.push_back({"O1 compact", [] {
+                     return make([](Graph& g) {
+                       Var x = Input(g, 2);
+                       Var y = ReLU(x * 2);  // read twice, equal values
+                       return y + ReLU(x * 2);
+                     });
+                   }});
   return cases;
 }
 
@@ -190,6 +197,7 @@ TEST_P(RuleTest, ExactFiresAndKeepsTheFunction) {
   CompileOptions opt;
   opt.backend = Backend::Exact;
   opt.disabledRules = c.disabled;
+  opt.optimize = c.rule == "O1 compact";  // compaction would pre-empt some cases (1A, 3)
   const CompileResult r = compile(program, opt);
   EXPECT_GT(fired(r, c.rule), 0) << c.rule;
   EXPECT_TRUE(isPath(r.path));
@@ -203,6 +211,7 @@ TEST_P(RuleTest, Float64FiresAndKeepsTheFunction) {
   CompileOptions opt;
   opt.backend = Backend::Float64;
   opt.disabledRules = c.disabled;
+  opt.optimize = c.rule == "O1 compact";  // compaction would pre-empt some cases (1A, 3)
   const CompileResult r = compile(program, opt);
   EXPECT_GT(fired(r, c.rule), 0) << c.rule;
   EXPECT_TRUE(isPath(r.path));
@@ -278,7 +287,9 @@ TEST(Compiler, PicksTheFirstBranchNodeInKahnOrder) {
     Var s = ReLU(y) + ReLU(y);
     return Concat({ReLU(s), ReLU(s * 3)});
   });
-  const CompileResult r = compile(program, {});
+  CompileOptions opt;
+  opt.optimize = false;  // compaction would merge the two equal ReLU(y) first
+  const CompileResult r = compile(program, opt);
   ASSERT_FALSE(r.steps.empty());
   const compiler::Step* first = nullptr;
   for (const auto& s : r.steps) {

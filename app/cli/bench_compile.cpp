@@ -1,0 +1,97 @@
+#include "app/cli/bench_compile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "core/compile/compiler.h"
+#include "core/programs/program_registry.h"
+#include "core/util/error.h"
+
+namespace lsrl::cli {
+
+namespace {
+
+// The sizes the issue compares with the reference: tok2tok L=3, vec2vec n=2 m=1.
+std::map<std::string, std::string> benchParams(const std::string& program,
+                                               const std::string& variant) {
+  if (program == "tok2tok") return {{"L", "3"}, {"conditional", variant}};
+  if (program == "vec2vec") return {{"n", "2"}, {"m", "1"}, {"conditional", variant}};
+  throw Error("bench compile: unknown program \"" + program + "\" (tok2tok, vec2vec)");
+}
+
+Backend backendFromName(const std::string& name) {
+  if (name == "exact") return Backend::Exact;
+  if (name == "float64") return Backend::Float64;
+  throw Error("bench compile: unknown backend \"" + name + "\" (exact, float64)");
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t k = v.size();
+  return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+std::string cell(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string padded(const std::string& s, size_t width) {
+  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+
+}  // namespace
+
+int benchCompile(const BenchCompileOptions& options, std::ostream& out) {
+  if (options.repeats < 1) throw Error("bench compile: repeats must be positive");
+  out << "compile() alone, history recording on, median of " << options.repeats
+      << " runs; tok2tok L=3, vec2vec n=2 m=1.\n\n"
+      << padded("program", 8) << padded("variant", 25) << padded("backend", 8) << padded("opt", 4)
+      << padded("steps", 7) << padded("state", 8) << padded("dense", 10) << padded("nonzero", 10)
+      << padded("median ms", 11) << "\n";
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const std::string& program : options.programs) {
+    for (const std::string& variant : options.variants) {
+      const Graph g = buildProgram(program, benchParams(program, variant));
+      for (const std::string& backend : options.backends) {
+        for (const bool optimize : options.optimize) {
+          CompileOptions co;
+          co.backend = backendFromName(backend);
+          co.optimize = optimize;
+          std::vector<double> seconds;
+          CompileResult r;
+          for (int i = 0; i < options.repeats; ++i) {
+            r = compile(g, co);
+            seconds.push_back(r.seconds);
+          }
+          const GraphSize s = graphSize(r.path);
+          const double ms = median(seconds) * 1e3;
+          out << padded(program, 8) << padded(variant, 25) << padded(backend, 8)
+              << padded(optimize ? "on" : "off", 4) << padded(std::to_string(r.stepCount), 7)
+              << padded(std::to_string(s.stateDim), 8) << padded(cell("%.3g", s.denseParams), 10)
+              << padded(std::to_string(s.nonZeroParams), 10) << padded(cell("%.2f", ms), 11)
+              << "\n";
+          rows.push_back({{"program", program},
+                          {"variant", variant},
+                          {"backend", backend},
+                          {"optimize", optimize},
+                          {"steps", r.stepCount},
+                          {"state_dim", s.stateDim},
+                          {"state_widths", s.stateWidths},
+                          {"dense_params", s.denseParams},
+                          {"nonzero_params", s.nonZeroParams},
+                          {"median_ms", std::round(ms * 100) / 100}});
+        }
+      }
+    }
+  }
+  out << "\n" << nlohmann::ordered_json{{"bench", "compile"}, {"rows", rows}}.dump() << "\n";
+  return 0;
+}
+
+}  // namespace lsrl::cli

@@ -1,0 +1,178 @@
+// lsrl compile PROGRAM.json --backend exact|float64 [--target ARCH] [--no-optimize]
+//              [--history HIST.json] [--progress] -o MODEL.json
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "app/cli/args.h"
+#include "app/cli/commands.h"
+#include "app/cli/sigint_scope.h"
+#include "core/arch/targets.h"
+#include "core/compile/compiler.h"
+#include "core/compile/history_file.h"
+#include "core/io/graph_file.h"
+#include "core/io/graph_hash.h"
+#include "core/io/model_file.h"
+#include "core/util/error.h"
+
+namespace lsrl::cli {
+
+namespace {
+
+Backend parseBackend(const std::string& text) {
+  if (text == "exact") return Backend::Exact;
+  if (text == "float64") return Backend::Float64;
+  throw Error("--backend: unknown backend \"" + text + "\"; expected exact or float64");
+}
+
+std::string targetNames() {
+  std::string names;
+  for (Target t : allTargets()) names += (names.empty() ? "" : ", ") + std::string(targetName(t));
+  return names;
+}
+
+// The program's name: its metadata "program" when it has one, else the file's stem.
+std::string programName(const std::string& path, const nlohmann::json& metadata) {
+  if (metadata.is_object() && metadata.contains("program") && metadata["program"].is_string())
+    return metadata["program"].get<std::string>();
+  return std::filesystem::path(path).stem().string();
+}
+
+// Progress lines on stderr, at most a few per second: rewritten in place on a terminal.
+class ProgressPrinter {
+ public:
+  explicit ProgressPrinter(bool show) : show_(show), terminal_(::isatty(STDERR_FILENO) == 1) {}
+  ~ProgressPrinter() {
+    if (printed_ && terminal_) std::cerr << "\n";
+  }
+  void steps(long long n) {
+    if (!show_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (printed_ && now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    printed_ = true;
+    const double s = std::chrono::duration<double>(now - start_).count();
+    std::cerr << (terminal_ ? "\r" : "") << "lsrl compile: " << n << " steps, " << s << " s"
+              << (terminal_ ? "   " : "\n") << std::flush;
+  }
+
+ private:
+  bool show_;
+  bool terminal_;
+  bool printed_ = false;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_;
+};
+
+// Removes a JSON file written by this command and its sidecar, if any.
+void removeWithSidecar(const std::string& path) {
+  std::error_code ignored;
+  std::filesystem::remove(path, ignored);
+  std::filesystem::remove(std::filesystem::path(path).parent_path() / sidecarFileName(path),
+                          ignored);
+}
+
+void stopIfInterrupted(const std::string& when) {
+  if (SigintScope::interrupted()) throw Cancelled("stopped " + when);
+}
+
+}  // namespace
+
+int cmdCompile(const Argv& argv, std::ostream& out) {
+  const CommandSpec spec{
+      "lsrl compile PROGRAM.json --backend exact|float64 [--target ARCH] [--no-optimize]\n"
+      "                    [--history HIST.json] [--progress] -o MODEL.json",
+      "Compiles a program into a path of Linear / ReLU / LinState / Multi layers and saves it\n"
+      "as a model file (docs/model-format.md: JSON, with large matrices in a .safetensors\n"
+      "sidecar next to it). Prints one JSON line: steps, rule_counts, nodes_before/after,\n"
+      "layers, state_dim, dense_params, nonzero_params, state_widths, seconds. Progress goes\n"
+      "to stderr when it is a terminal or with --progress; Ctrl-C stops cleanly (exit 130,\n"
+      "no files written).",
+      {{"backend", "exact|float64", "arithmetic of the compile (default exact)"},
+       {"target", "ARCH", "check that the model builds for ARCH and record it for lsrl export"},
+       {"no-optimize", "", "the plain paper algorithm: no size optimisations"},
+       {"history", "HIST.json", "also save the step history (replayable at any step)"},
+       {"progress", "", "print progress to stderr even when it is not a terminal"},
+       {"o", "MODEL.json", "output model file (written atomically)"}},
+      1,
+      1};
+  const auto args = parseOrHelp(spec, argv, out);
+  if (!args) return 0;
+  if (!args->has("o")) throw Error("missing -o MODEL.json (where to write the compiled model)");
+  const std::string programPath = args->positional()[0];
+  const std::string modelPath = args->get("o");
+  const std::string historyPath = args->get("history");
+  if (args->has("history") && historyPath == modelPath)
+    throw Error("--history and -o name the same file \"" + modelPath + "\"");
+  std::string target;
+  if (args->has("target")) {
+    target = args->get("target");
+    if (!targetFromName(target))
+      throw Error("--target: unknown architecture \"" + target + "\"; expected one of " +
+                  targetNames());
+  }
+
+  nlohmann::json programMetadata;
+  const Graph program = loadGraphFile(programPath, &programMetadata);
+  const ModelSource source{programName(programPath, programMetadata), graphHash(program)};
+
+  CompileOptions options;
+  options.backend = parseBackend(args->get("backend", "exact"));
+  options.optimize = !args->has("no-optimize");
+  options.replayableHistory = args->has("history");
+
+  const SigintScope sigint;
+  CompileResult result;
+  bool historyWritten = false;
+  try {
+    ProgressPrinter printer(args->has("progress") || ::isatty(STDERR_FILENO) == 1);
+    options.progress = [&printer](long long steps) {
+      if (SigintScope::interrupted()) return false;
+      printer.steps(steps);
+      return true;
+    };
+    result = compile(program, options);
+    stopIfInterrupted("after the compile");
+    if (!target.empty()) {
+      (void)buildTarget(result.path, *targetFromName(target));  // refuses e.g. Multi in linear-rnn
+      stopIfInterrupted("while building the target");
+    }
+    if (args->has("history")) {
+      saveHistoryFile(historyPath, program, result, {source.name, source.hash});
+      historyWritten = true;
+    }
+    stopIfInterrupted("before saving the model");
+    saveModelFile(modelPath, result.path, compiledMetadata(result, options, source, target));
+  } catch (const Cancelled& e) {
+    if (historyWritten) removeWithSidecar(historyPath);  // useless without its model
+    std::cerr << "lsrl compile: interrupted (" << e.what() << "); no files written\n";
+    return 130;
+  } catch (...) {
+    if (historyWritten) removeWithSidecar(historyPath);
+    throw;
+  }
+
+  const GraphSize size = graphSize(result.path);
+  nlohmann::ordered_json line;
+  line["backend"] = std::string(backendName(result.backend));
+  line["optimize"] = options.optimize;
+  line["steps"] = result.stepCount;
+  line["rule_counts"] = result.ruleCounts;
+  line["nodes_before"] = result.nodesBefore;
+  line["nodes_after"] = result.nodesAfter;
+  line["layers"] = size.layers;
+  line["state_dim"] = size.stateDim;
+  line["dense_params"] = size.denseParams;
+  line["nonzero_params"] = size.nonZeroParams;
+  line["state_widths"] = size.stateWidths;
+  line["seconds"] = result.seconds;
+  line["model"] = modelPath;
+  out << line.dump() << "\n";
+  return 0;
+}
+
+}  // namespace lsrl::cli

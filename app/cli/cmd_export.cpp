@@ -1,0 +1,121 @@
+// lsrl export MODEL.json --format safetensors|npz [--target ARCH] -o FILE
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <type_traits>
+
+#include "app/cli/args.h"
+#include "app/cli/commands.h"
+#include "core/arch/targets.h"
+#include "core/compile/compiler.h"
+#include "core/io/model_file.h"
+#include "core/io/npz.h"
+#include "core/io/safetensors.h"
+#include "core/util/error.h"
+
+namespace lsrl::cli {
+
+namespace {
+
+// Dense weights beyond this many values (8 bytes each) are refused before any is built.
+constexpr long long kMaxExportValues = 500'000'000;
+
+// A target tensor as a core/io Tensor (the targets' own tensor type may be either).
+template <class T>
+Tensor toIoTensor(T&& t) {
+  if constexpr (std::is_same_v<std::decay_t<T>, Tensor>) {
+    return std::forward<T>(t);
+  } else {
+    Tensor x;
+    x.name = t.name;
+    x.shape = t.shape;
+    x.data = t.data;
+    return x;
+  }
+}
+
+// The recorded --target of the compile; else the simplest exact architecture that holds
+// the program: linear-rnn (Eq. 3) without Multi nodes, gated-linear-rnn (Eq. 4) with.
+Target defaultTarget(const CompiledModel& model) {
+  if (!model.target().empty()) {
+    if (auto t = targetFromName(model.target())) return *t;
+  }
+  return firstMulti(model.path) == kNoNode ? Target::LinearRnn : Target::GatedLinearRnn;
+}
+
+std::string jsonString(const nlohmann::json& obj, const char* key) {
+  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_string()) return {};
+  return obj[key].get<std::string>();
+}
+
+}  // namespace
+
+int cmdExport(const Argv& argv, std::ostream& out) {
+  const CommandSpec spec{
+      "lsrl export MODEL.json --format safetensors|npz [--target ARCH] -o FILE",
+      "Builds a target architecture from a compiled model (lsrl compile) and writes its named\n"
+      "float64 weight tensors and metadata (docs/weights-format.md). The target defaults to\n"
+      "the one given to lsrl compile --target, else linear-rnn when the model has no Multi\n"
+      "layer and gated-linear-rnn when it has. Prints one JSON line describing the file.",
+      {{"format", "safetensors|npz", "file format (default: from the extension of FILE)"},
+       {"target", "ARCH",
+        "linear-rnn, gated-linear-rnn, rnn, gated-rnn, gru, lstm or hawk (see above)"},
+       {"o", "FILE", "output weight file (written atomically)"}},
+      1,
+      1};
+  const auto args = parseOrHelp(spec, argv, out);
+  if (!args) return 0;
+  if (!args->has("o")) throw Error("missing -o FILE (where to write the weights)");
+  const std::string outPath = args->get("o");
+  std::string format = args->get("format");
+  if (format.empty()) {
+    const bool npz = outPath.size() >= 4 && outPath.substr(outPath.size() - 4) == ".npz";
+    format = npz ? "npz" : "safetensors";
+  }
+  if (format != "safetensors" && format != "npz")
+    throw Error("--format: unknown format \"" + format + "\"; expected safetensors or npz");
+
+  const std::string modelPath = args->positional()[0];
+  const CompiledModel model = loadModelFile(modelPath);
+  Target target = defaultTarget(model);
+  if (args->has("target")) {
+    const auto t = targetFromName(args->get("target"));
+    if (!t) throw Error("--target: unknown architecture \"" + args->get("target") + "\"");
+    target = *t;
+  }
+  const GraphSize size = graphSize(model.path);
+  if (size.denseParams > kMaxExportValues)
+    throw Error(modelPath + " has " + std::to_string(size.denseParams) +
+                " dense parameters, more than the " + std::to_string(kMaxExportValues) +
+                " that dense weight files may hold here; compile with optimisation on (the "
+                "default) for a smaller model");
+
+  TargetOptions options;
+  const nlohmann::json source = model.compiled.value("source", nlohmann::json::object());
+  options.sourceName = jsonString(source, "name");
+  options.sourceHash = jsonString(source, "hash");
+  const TargetModel built = buildTarget(model.path, target, options);
+
+  TensorFile file;
+  long long values = 0;
+  for (auto&& t : built.tensors()) {
+    values += static_cast<long long>(t.data.size());
+    file.tensors.push_back(toIoTensor(std::move(t)));
+  }
+  file.metadataJson = built.metadata().dump();
+  if (format == "npz") {
+    writeNpz(outPath, file);
+  } else {
+    writeSafetensors(outPath, file);
+  }
+
+  nlohmann::ordered_json line;
+  line["format"] = format;
+  line["target"] = std::string(targetName(target));
+  line["tensors"] = file.tensors.size();
+  line["values"] = values;
+  line["output"] = outPath;
+  out << line.dump() << "\n";
+  return 0;
+}
+
+}  // namespace lsrl::cli

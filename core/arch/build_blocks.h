@@ -1,0 +1,58 @@
+// Exact block-matrix helpers for building the GRU, LSTM and Hawk weights from NF layers.
+#pragma once
+
+#include <vector>
+
+#include "core/arch/normal_form.h"
+
+namespace lsrl::arch_build {
+
+inline ExactMatrix blockDiag(const ExactMatrix& a, const ExactMatrix& b) {
+  return ExactMatrix::vstack({ExactMatrix::hstack({a, ExactMatrix(a.rows(), b.cols())}),
+                              ExactMatrix::hstack({ExactMatrix(b.rows(), a.cols()), b})});
+}
+
+inline ExactVector concat(std::vector<ExactVector> parts) {
+  ExactVector out;
+  for (const ExactVector& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+inline ExactMatrix diag(const ExactVector& d) {
+  std::vector<ExactMatrix::Entry> e;
+  for (size_t i = 0; i < d.size(); ++i) {
+    e.push_back({static_cast<int>(i), static_cast<int>(i), d[i]});
+  }
+  const int n = static_cast<int>(d.size());
+  return ExactMatrix::fromEntries(n, n, std::move(e));
+}
+
+// The branch padded at its end with identity layers (W = I, b = 0) to `depth` layers:
+// exact because every branch output is a ReLU output, ≥ 0 (architectures.md §1.4).
+inline std::vector<NfReluLayer<Exact>> paddedBranch(std::vector<NfReluLayer<Exact>> br, int depth) {
+  while (static_cast<int>(br.size()) < depth) {
+    const int w = br.back().W.rows();
+    br.push_back({ExactMatrix::identity(w), zerosVector(w)});
+  }
+  return br;
+}
+
+// Gate-stacked weights (`gates` blocks of H rows, as in nn.GRU / nn.LSTM) padded to
+// blocks of Hmax rows and to `cols` columns with zeros: the padded units of a stacked
+// module (architectures.md §3.3).
+inline ExactMatrix padGateRows(const ExactMatrix& W, int gates, int H, int Hmax, int cols) {
+  std::vector<ExactMatrix::Entry> e;
+  for (const auto& x : W.entries()) e.push_back({(x.row / H) * Hmax + x.row % H, x.col, x.value});
+  return ExactMatrix::fromEntries(gates * Hmax, cols, std::move(e));
+}
+
+inline ExactVector padGateVector(const ExactVector& v, int gates, int H, int Hmax) {
+  ExactVector out = zerosVector(gates * Hmax);
+  for (size_t i = 0; i < v.size(); ++i) {
+    const int r = static_cast<int>(i);
+    out[static_cast<size_t>((r / H) * Hmax + r % H)] = v[i];
+  }
+  return out;
+}
+
+}  // namespace lsrl::arch_build

@@ -1,0 +1,503 @@
+#include "core/compile/history_file.h"
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <queue>
+
+#include "core/compile/history.h"
+#include "core/io/json_util.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+
+namespace lsrl {
+
+namespace {
+
+using compiler::Step;
+using nlohmann::json;
+
+constexpr std::string_view kFormatName = "lsrl-history";
+
+// ---------------------------------------------------------------------------------------
+// The IR state after some steps, replayed from the log alone (ids, liveness, inputs).
+
+struct ReplayState {
+  std::vector<char> alive;
+  std::vector<std::vector<NodeId>> inputs;
+  NodeId output = kNoNode;
+
+  void apply(const Step& s) {
+    for (NodeId id : s.nodesAdded) alive[static_cast<size_t>(id)] = 1;
+    for (NodeId id : s.nodesRemoved) {
+      alive[static_cast<size_t>(id)] = 0;
+      inputs[static_cast<size_t>(id)].clear();
+    }
+    for (const auto& [id, ins] : s.inputsSet) inputs[static_cast<size_t>(id)] = ins;
+    output = s.outputAfter;
+  }
+
+  // Kahn order, smallest id first (as CompileHistory::graphAt numbers its nodes).
+  std::vector<NodeId> kahnOrder() const {
+    const size_t n = alive.size();
+    std::vector<std::vector<NodeId>> succ(n);
+    std::vector<int> remaining(n, 0);
+    std::priority_queue<NodeId, std::vector<NodeId>, std::greater<>> ready;
+    for (size_t v = 0; v < n; ++v) {
+      if (!alive[v]) continue;
+      std::vector<NodeId> distinct = inputs[v];
+      std::sort(distinct.begin(), distinct.end());
+      distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+      remaining[v] = static_cast<int>(distinct.size());
+      for (NodeId x : distinct) succ[static_cast<size_t>(x)].push_back(static_cast<NodeId>(v));
+      if (distinct.empty()) ready.push(static_cast<NodeId>(v));
+    }
+    std::vector<NodeId> order;
+    while (!ready.empty()) {
+      const NodeId u = ready.top();
+      ready.pop();
+      order.push_back(u);
+      for (NodeId v : succ[static_cast<size_t>(u)]) {
+        if (--remaining[static_cast<size_t>(v)] == 0) ready.push(v);
+      }
+    }
+    return order;
+  }
+};
+
+NodeId largestId(const Graph& program, const std::vector<Step>& steps) {
+  NodeId top = static_cast<NodeId>(program.nodeCount()) - 1;
+  auto see = [&top](NodeId id) { top = std::max(top, id); };
+  for (const Step& s : steps) {
+    for (NodeId id : s.nodesAdded) see(id);
+    for (NodeId id : s.nodesRemoved) see(id);
+    for (const auto& [id, ins] : s.inputsSet) {
+      see(id);
+      for (NodeId x : ins) see(x);
+    }
+    see(s.outputAfter);
+  }
+  return top;
+}
+
+// The payload part of a node (no inputs, group or flags): what CompileHistory keeps.
+Node payloadOf(const Node& n, NodeId irId) {
+  Node p;
+  p.id = irId;
+  p.op = n.op;
+  p.dim = n.dim;
+  p.name = n.name;
+  p.slice = n.slice;
+  p.A = n.A;
+  p.B = n.B;
+  p.b = n.b;
+  p.init = n.init;
+  p.bias = n.bias;
+  return p;
+}
+
+// Every payload the log needs, by IR id. A node is read from graphAt at one step of its
+// lifetime; the steps are chosen greedily (fewest that meet every lifetime).
+std::vector<std::optional<Node>> collectPayloads(const Graph& program, const CompileResult& r,
+                                                 ReplayState& initial) {
+  const std::vector<Step>& steps = r.steps;
+  const size_t limit = static_cast<size_t>(largestId(program, steps)) + 1;
+  initial.alive.assign(limit, 0);
+  initial.inputs.assign(limit, {});
+  for (NodeId id : program.programNodes()) {
+    initial.alive[static_cast<size_t>(id)] = 1;
+    initial.inputs[static_cast<size_t>(id)] = program.node(id).inputs;
+  }
+  initial.output = program.output();
+
+  // Lifetimes [born, last] in steps (graphAt(k) for born <= k <= last shows the node).
+  const long long never = -1;
+  std::vector<long long> born(limit, never), last(limit, static_cast<long long>(steps.size()));
+  for (size_t id = 0; id < limit; ++id) {
+    if (initial.alive[id]) born[id] = 0;
+  }
+  for (size_t k = 0; k < steps.size(); ++k) {
+    for (NodeId id : steps[k].nodesAdded)
+      born[static_cast<size_t>(id)] = static_cast<long long>(k) + 1;
+    for (NodeId id : steps[k].nodesRemoved)
+      last[static_cast<size_t>(id)] = static_cast<long long>(k);
+  }
+  std::vector<size_t> byEnd;
+  for (size_t id = 0; id < limit; ++id) {
+    if (born[id] != never) byEnd.push_back(id);
+  }
+  std::sort(byEnd.begin(), byEnd.end(), [&last](size_t a, size_t b) { return last[a] < last[b]; });
+  std::vector<long long> checkpoints;
+  for (size_t id : byEnd) {
+    if (checkpoints.empty() || born[id] > checkpoints.back()) checkpoints.push_back(last[id]);
+  }
+
+  std::vector<std::optional<Node>> payloads(limit);
+  ReplayState state = initial;
+  size_t applied = 0;
+  for (long long c : checkpoints) {
+    while (applied < static_cast<size_t>(c)) state.apply(steps[applied++]);
+    const std::vector<NodeId> order = state.kahnOrder();
+    const Graph g = r.history->graphAt(static_cast<size_t>(c));
+    if (g.nodeCount() != order.size())
+      throw Error("history: the step log gives " + std::to_string(order.size()) +
+                  " nodes at step " + std::to_string(c) + ", but graphAt gives " +
+                  std::to_string(g.nodeCount()));
+    for (size_t i = 0; i < order.size(); ++i) {
+      const NodeId id = order[i];
+      const Node& n = g.node(static_cast<NodeId>(i));
+      // The log and graphAt must agree on the edges, or the ids would be mismatched.
+      std::vector<NodeId> ins;
+      for (NodeId x : n.inputs) ins.push_back(order[static_cast<size_t>(x)]);
+      if (ins != state.inputs[static_cast<size_t>(id)])
+        throw Error("history: the step log and graphAt disagree on the inputs of node " +
+                    std::to_string(id) + " at step " + std::to_string(c));
+      if (!payloads[static_cast<size_t>(id)]) payloads[static_cast<size_t>(id)] = payloadOf(n, id);
+    }
+  }
+  return payloads;
+}
+
+json idPairs(const std::vector<std::pair<NodeId, NodeId>>& edges) {
+  json a = json::array();
+  for (const auto& [x, y] : edges) a.push_back(json::array({x, y}));
+  return a;
+}
+
+json inputLists(const std::vector<std::pair<NodeId, std::vector<NodeId>>>& sets) {
+  json a = json::array();
+  for (const auto& [id, ins] : sets) a.push_back(json::array({id, ins}));
+  return a;
+}
+
+json stepToJson(const Step& s) {
+  json j;
+  j["rule"] = s.rule;
+  j["branch"] = s.branch;
+  j["nodes_removed"] = s.nodesRemoved;
+  j["nodes_added"] = s.nodesAdded;
+  j["edges_removed"] = idPairs(s.edgesRemoved);
+  j["edges_added"] = idPairs(s.edgesAdded);
+  j["output_before"] = s.outputBefore;
+  j["output_after"] = s.outputAfter;
+  j["inputs_set"] = inputLists(s.inputsSet);
+  return j;
+}
+
+bool allZero(const ExactVector& v) {
+  return std::all_of(v.begin(), v.end(), [](const Exact& x) { return x.isZero(); });
+}
+
+json payloadToJson(const Node& n, SidecarWriter& w) {
+  json j;
+  j["id"] = n.id;
+  j["op"] = std::string(opName(n.op));
+  j["dim"] = n.dim;
+  if (!n.name.empty()) j["name"] = n.name;
+  if (n.slice) j["slice"] = json::array({n.slice->start, n.slice->end});
+  const std::string key = "payloads." + std::to_string(n.id) + ".";
+  auto vec = [&](const char* k, const ExactVector& v) {
+    if (!allZero(v)) j[k] = w.vector(key + k, v);
+  };
+  if (n.op == Op::Linear) {
+    j["A"] = w.matrix(key + "A", n.A);
+    vec("b", n.b);
+  } else if (n.op == Op::LinState) {
+    j["A"] = w.matrix(key + "A", n.A);
+    j["B"] = w.matrix(key + "B", n.B);
+    vec("init", n.init);
+    vec("bias", n.bias);
+  }
+  return j;
+}
+
+// ---------------------------------------------------------------------------------------
+// Loading
+
+class HistoryReader {
+ public:
+  HistoryReader(const json& doc, std::string path) : doc_(doc), path_(std::move(path)) {}
+
+  LoadedHistory load() {
+    if (!doc_.is_object()) fail("", "expected a JSON object, got " + io::describeJson(doc_));
+    if (doc_.value("format", json()) != kFormatName)
+      fail("format", "expected \"lsrl-history\", got " + doc_.value("format", json()).dump() +
+                         " (not a compile history file)");
+    const long long version = integer(doc_.value("version", json()), "version", 1, 1 << 30);
+    if (version > kHistoryFormatVersion)
+      fail("version", "this file uses history format version " + std::to_string(version) +
+                          ", newer than this build supports (up to " +
+                          std::to_string(kHistoryFormatVersion) + ")");
+    LoadedHistory out;
+    const json backend = doc_.value("backend", json());
+    if (backend == "exact") {
+      out.backend = Backend::Exact;
+    } else if (backend == "float64") {
+      out.backend = Backend::Float64;
+    } else {
+      fail("backend", "expected \"exact\" or \"float64\", got " + backend.dump());
+    }
+    out.source = doc_.value("source", json::object());
+    limit_ = static_cast<size_t>(integer(member("id_limit"), "id_limit", 1, 1LL << 30));
+
+    if (doc_.contains("sidecar")) {
+      sidecar_ = readSidecar(path_, doc_["sidecar"]);
+      reader_ = SidecarReader(sidecar_, doc_["sidecar"].value("file", std::string()));
+    }
+    readPayloads();
+    out.steps = readSteps();
+    readInitial();
+    if (out.backend == Backend::Float64) {
+      out.history = build(compiler::Scalars<double>{}, out.steps);
+    } else {
+      compiler::Scalars<compiler::ExactScalar> sc;
+      sc.field = &CosField::get(
+          integer(doc_.value("conductor", json(4)), "conductor", 1, CosField::kMaxConductor));
+      out.history = build(sc, out.steps);
+    }
+    return out;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw Error(path_ + (where.empty() ? "" : ": " + where) + ": " + what);
+  }
+  const json& member(const char* key) const {
+    if (!doc_.contains(key)) fail("", std::string("missing key \"") + key + "\"");
+    return doc_[key];
+  }
+  long long integer(const json& v, const std::string& where, long long lo, long long hi) const {
+    long long x = 0;
+    if (!io::jsonInteger(v, x) || x < lo || x > hi)
+      fail(where, "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                      ", got " + v.dump());
+    return x;
+  }
+  NodeId nodeId(const json& v, const std::string& where, bool allowNone = false) const {
+    const long long x = integer(v, where, allowNone ? -1 : 0, static_cast<long long>(limit_) - 1);
+    return static_cast<NodeId>(x);
+  }
+  NodeId payloadId(const json& v, const std::string& where) const {
+    const NodeId id = nodeId(v, where);
+    if (!payloads_[static_cast<size_t>(id)])
+      fail(where, "node " + std::to_string(id) + " has no entry in \"payloads\"");
+    return id;
+  }
+  std::vector<NodeId> ids(const json& v, const std::string& where, bool needPayload) const {
+    if (!v.is_array()) fail(where, "expected an array of node ids, got " + io::describeJson(v));
+    std::vector<NodeId> out;
+    for (size_t i = 0; i < v.size(); ++i) {
+      const std::string at = where + "[" + std::to_string(i) + "]";
+      out.push_back(needPayload ? payloadId(v[i], at) : nodeId(v[i], at));
+    }
+    return out;
+  }
+  std::vector<std::pair<NodeId, NodeId>> pairs(const json& v, const std::string& where) const {
+    if (!v.is_array()) fail(where, "expected an array of [from, to] pairs");
+    std::vector<std::pair<NodeId, NodeId>> out;
+    for (size_t i = 0; i < v.size(); ++i) {
+      const std::string at = where + "[" + std::to_string(i) + "]";
+      if (!v[i].is_array() || v[i].size() != 2) fail(at, "expected [from, to], got " + v[i].dump());
+      out.emplace_back(nodeId(v[i][0], at), nodeId(v[i][1], at));
+    }
+    return out;
+  }
+  std::vector<std::pair<NodeId, std::vector<NodeId>>> inputSets(const json& v,
+                                                                const std::string& where) const {
+    if (!v.is_array()) fail(where, "expected an array of [node, [inputs]] pairs");
+    std::vector<std::pair<NodeId, std::vector<NodeId>>> out;
+    for (size_t i = 0; i < v.size(); ++i) {
+      const std::string at = where + "[" + std::to_string(i) + "]";
+      if (!v[i].is_array() || v[i].size() != 2)
+        fail(at, "expected [node, [inputs]], got " + v[i].dump());
+      out.emplace_back(payloadId(v[i][0], at), ids(v[i][1], at + "[1]", true));
+    }
+    return out;
+  }
+
+  void readPayloads() {
+    payloads_.assign(limit_, std::nullopt);
+    const json& list = member("payloads");
+    if (!list.is_array()) fail("payloads", "expected an array");
+    for (size_t i = 0; i < list.size(); ++i) {
+      const json& j = list[i];
+      const std::string at = "payloads[" + std::to_string(i) + "]";
+      if (!j.is_object()) fail(at, "expected an object, got " + io::describeJson(j));
+      Node n;
+      n.id = nodeId(j.value("id", json()), at + ".id");
+      if (payloads_[static_cast<size_t>(n.id)])
+        fail(at + ".id", "node " + std::to_string(n.id) + " is listed twice");
+      const auto op = opFromName(j.value("op", std::string()));
+      if (!op) fail(at + ".op", "unknown op " + j.value("op", json()).dump());
+      n.op = *op;
+      n.dim = static_cast<int>(integer(j.value("dim", json()), at + ".dim", 0, 1 << 20));
+      n.name = j.value("name", std::string());
+      const std::string where = path_ + ": " + at;
+      if (j.contains("slice")) {
+        const json& s = j["slice"];
+        if (!s.is_array() || s.size() != 2) fail(at + ".slice", "expected [start, end]");
+        n.slice = SliceTag{static_cast<int>(integer(s[0], at + ".slice", 0, 1 << 20)),
+                           static_cast<int>(integer(s[1], at + ".slice", 0, 1 << 20))};
+      }
+      auto vec = [&](const char* k) {
+        ExactVector v =
+            j.contains(k) ? reader_.anyVector(j[k], where + "." + k) : zerosVector(n.dim);
+        if (static_cast<int>(v.size()) != n.dim)
+          fail(at + "." + k, "has " + std::to_string(v.size()) + " values, expected " +
+                                 std::to_string(n.dim) + " (the node's dim)");
+        return v;
+      };
+      auto mat = [&](const char* k, int rows) {
+        if (!j.contains(k)) fail(at, std::string("missing key \"") + k + "\"");
+        ExactMatrix m = reader_.anyMatrix(j[k], where + "." + k);
+        if (m.rows() != rows)
+          fail(at + "." + k,
+               "has " + std::to_string(m.rows()) + " rows, expected " + std::to_string(rows));
+        return m;
+      };
+      if (n.op == Op::Linear) {
+        n.A = mat("A", n.dim);
+        n.b = vec("b");
+      } else if (n.op == Op::LinState) {
+        n.A = mat("A", n.dim);
+        n.B = mat("B", n.dim);
+        n.init = vec("init");
+        n.bias = vec("bias");
+      }
+      payloads_[static_cast<size_t>(n.id)] = std::move(n);
+    }
+  }
+
+  std::vector<Step> readSteps() const {
+    const json& list = member("steps");
+    if (!list.is_array()) fail("steps", "expected an array");
+    std::vector<Step> out;
+    out.reserve(list.size());
+    for (size_t i = 0; i < list.size(); ++i) {
+      const json& j = list[i];
+      const std::string at = "steps[" + std::to_string(i) + "]";
+      if (!j.is_object()) fail(at, "expected an object, got " + io::describeJson(j));
+      auto field = [&](const char* k) -> const json& {
+        if (!j.contains(k)) fail(at, std::string("missing key \"") + k + "\"");
+        return j[k];
+      };
+      Step s;
+      if (!field("rule").is_string()) fail(at + ".rule", "expected a string");
+      s.rule = j["rule"].get<std::string>();
+      s.branch = nodeId(field("branch"), at + ".branch", true);
+      s.nodesRemoved = ids(field("nodes_removed"), at + ".nodes_removed", false);
+      s.nodesAdded = ids(field("nodes_added"), at + ".nodes_added", true);
+      s.edgesRemoved = pairs(field("edges_removed"), at + ".edges_removed");
+      s.edgesAdded = pairs(field("edges_added"), at + ".edges_added");
+      s.outputBefore = nodeId(field("output_before"), at + ".output_before", true);
+      s.outputAfter = payloadId(field("output_after"), at + ".output_after");
+      s.inputsSet = inputSets(field("inputs_set"), at + ".inputs_set");
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+
+  void readInitial() {
+    const json& j = member("initial");
+    if (!j.is_object()) fail("initial", "expected an object");
+    if (!j.contains("inputs")) fail("initial", "missing key \"inputs\"");
+    initialInputs_ = inputSets(j["inputs"], "initial.inputs");
+    initialOutput_ = payloadId(j.value("output", json()), "initial.output");
+  }
+
+  template <class S>
+  std::shared_ptr<const CompileHistory> build(const compiler::Scalars<S>& sc,
+                                              const std::vector<Step>& steps) const {
+    std::vector<compiler::NodePtr<S>> archive(limit_);
+    for (size_t id = 0; id < limit_; ++id) {
+      if (!payloads_[id]) continue;
+      const Node& n = *payloads_[id];
+      compiler::CNode<S> c;
+      c.op = n.op;
+      c.dim = n.dim;
+      c.name = n.name;
+      c.slice = n.slice;
+      if (n.op == Op::Linear) {
+        c.A = compiler::fromExact(n.A, sc);
+        c.b = compiler::fromExact(n.b, n.dim, sc);
+      } else if (n.op == Op::LinState) {
+        c.A = compiler::fromExact(n.A, sc);
+        c.B = compiler::fromExact(n.B, sc);
+        c.init = compiler::fromExact(n.init, n.dim, sc);
+        c.bias = compiler::fromExact(n.bias, n.dim, sc);
+      }
+      archive[id] = std::make_shared<const compiler::CNode<S>>(std::move(c));
+    }
+    std::vector<char> alive(limit_, 0);
+    for (const auto& [id, ins] : initialInputs_) alive[static_cast<size_t>(id)] = 1;
+    compiler::CGraph<S> initial(sc);
+    for (size_t id = 0; id < limit_; ++id) {
+      if (alive[id]) {
+        initial.addShared(archive[id], {});
+      } else {
+        initial.addPlaceholder();
+      }
+    }
+    for (const auto& [id, ins] : initialInputs_) {
+      if (!ins.empty()) initial.setInputs(id, ins);
+    }
+    initial.setOutput(initialOutput_);
+    return std::make_shared<compiler::ReplayHistory<S>>(initial, std::move(archive), steps);
+  }
+
+  const json& doc_;
+  std::string path_;
+  size_t limit_ = 0;
+  TensorFile sidecar_;
+  SidecarReader reader_;
+  std::vector<std::optional<Node>> payloads_;
+  std::vector<std::pair<NodeId, std::vector<NodeId>>> initialInputs_;
+  NodeId initialOutput_ = kNoNode;
+};
+
+}  // namespace
+
+void saveHistoryFile(const std::string& path, const Graph& program, const CompileResult& result,
+                     const HistorySource& source, size_t sidecarMinEntries) {
+  if (!result.history)
+    throw Error("cannot save a history to \"" + path +
+                "\": the compile kept no replayable history (CompileOptions::replayableHistory)");
+  if (result.history->stepCount() != result.steps.size())
+    throw Error("cannot save a history to \"" + path + "\": the compile recorded " +
+                std::to_string(result.steps.size()) + " steps but its history has " +
+                std::to_string(result.history->stepCount()));
+  ReplayState initial;
+  const std::vector<std::optional<Node>> payloads = collectPayloads(program, result, initial);
+
+  SidecarWriter writer(sidecarMinEntries);
+  json doc;
+  doc["format"] = kFormatName;
+  doc["version"] = kHistoryFormatVersion;
+  doc["backend"] = std::string(backendName(result.backend));
+  doc["conductor"] = program.conductor();
+  doc["source"] = {{"name", source.name.empty() ? json(nullptr) : json(source.name)},
+                   {"hash", source.hash.empty() ? json(nullptr) : json(source.hash)}};
+  doc["id_limit"] = payloads.size();
+  std::vector<std::pair<NodeId, std::vector<NodeId>>> initialInputs;
+  for (size_t id = 0; id < initial.alive.size(); ++id) {
+    if (initial.alive[id]) initialInputs.emplace_back(static_cast<NodeId>(id), initial.inputs[id]);
+  }
+  doc["initial"] = {{"inputs", inputLists(initialInputs)}, {"output", initial.output}};
+  json list = json::array();
+  for (const auto& p : payloads) {
+    if (p) list.push_back(payloadToJson(*p, writer));
+  }
+  doc["payloads"] = std::move(list);
+  json steps = json::array();
+  for (const Step& s : result.steps) steps.push_back(stepToJson(s));
+  doc["steps"] = std::move(steps);
+  if (!writer.empty()) doc["sidecar"] = writeSidecar(path, writer.file());
+  writeFileAtomically(path, doc.dump() + "\n");
+}
+
+LoadedHistory loadHistoryFile(const std::string& path) {
+  const json doc = io::parseJson(readWholeFile(path), path);
+  return HistoryReader(doc, path).load();
+}
+
+}  // namespace lsrl

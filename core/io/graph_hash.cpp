@@ -1,0 +1,31 @@
+#include "core/io/graph_hash.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "core/io/graph_file.h"
+
+namespace lsrl {
+
+uint64_t fnv1a64(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : bytes) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+std::string fnv1a64Text(std::string_view bytes) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a64(bytes)));
+  return std::string("fnv1a64:") + hex;
+}
+
+std::string graphHash(const Graph& g) {
+  nlohmann::json doc = graphToJson(g);
+  doc.erase("layout");
+  return fnv1a64Text(formatGraphDocument(doc));
+}
+
+}  // namespace lsrl

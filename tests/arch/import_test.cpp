@@ -1,0 +1,153 @@
+// Export → import (core/arch/import.h) through safetensors: every target comes back as a
+// float64 model whose outputs are bit-identical to the original's float64 pass, and
+// broken files are refused with errors that name the tensor and both shapes.
+#include "core/arch/import.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <random>
+#include <string>
+
+#include "arch/arch_helpers.h"
+#include "core/io/safetensors.h"
+
+namespace lsrl {
+namespace {
+
+using testing_arch::allTargetConfigs;
+using testing_arch::mat;
+using testing_arch::randomTokens;
+using testing_arch::TargetConfig;
+using testing_arch::toFloats;
+using testing_arch::vec;
+
+std::string errorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+// Two LinStates, ReLUs and a Multi with signed halves (the same shape as §1.3's example).
+Graph program() {
+  Graph g;
+  Var x = Input(g, 2);
+  Var s = LinState(x, mat({{1, 0}, {Exact::rational(1, 2), -1}}), mat({{1, 0}, {0, 2}}),
+                   vec({1, -1}), vec({0, Exact::rational(1, 4)}));
+  Var r = ReLU(Linear(s, mat({{1, 1}, {-1, 2}, {0, 1}}), vec({0, 1, -1})));
+  Var c = Linear(r, mat({{1, 0, 0}, {0, -1, 1}, {1, 1, 0}, {0, 0, 2}}), vec({0, 0, -1, 1}));
+  Var d = Linear(Multi(c), mat({{1, -1}, {1, 1}}), vec({1, 0}));
+  Var s2 = LinState(d, mat({{Exact::rational(1, 3), 1}, {0, -1}}), mat({{1, 0}, {1, 1}}),
+                    vec({0, 2}), vec({1, 0}));
+  Var out = Linear(ReLU(Linear(s2, mat({{1, 2}, {-1, 0}}), vec({-1, 0}))), mat({{1, -2}, {3, 1}}),
+                   vec({0, Exact::rational(1, 3)}));
+  g.setOutput(out.id());
+  return g;
+}
+
+Graph multiFree() {
+  Graph g;
+  Var x = Input(g, 1);
+  Var s = LinState(x, mat({{1, 1}, {0, 1}}), mat({{1}, {0}}), vec({0, 1}));
+  Var out = Linear(ReLU(Linear(s, mat({{1, -1}}), vec({0}))), mat({{2}}), vec({1}));
+  g.setOutput(out.id());
+  return g;
+}
+
+// Through the bytes of a safetensors file, as a user would.
+FloatTargetModel roundTrip(const TargetModel& m) {
+  return importTargetModel(safetensorsFromBytes(safetensorsToBytes(toTensorFile(m))), "test");
+}
+
+TEST(ArchImport, EveryTargetRoundTripsBitIdentically) {
+  std::mt19937 rng(31);
+  for (const Graph& g : {program(), multiFree()}) {
+    const int d = g.node(g.input()).dim;
+    const FloatSequence tokens = toFloats(randomTokens(rng, 14, d));
+    for (const TargetConfig& c : allTargetConfigs(14)) {
+      SCOPED_TRACE(c.label);
+      if ((c.target == Target::LinearRnn || c.target == Target::Rnn) && firstMulti(g) != kNoNode) {
+        continue;
+      }
+      const TargetModel m = buildTarget(g, c.target, c.options);
+      const FloatTargetModel back = roundTrip(m);
+      EXPECT_EQ(back.target, c.target);
+      EXPECT_EQ(back.inputDim(), d);
+      EXPECT_EQ(back.outputDim(), m.nf.outputDim());
+      const FloatSequence want = m.runFloat(tokens);
+      const FloatSequence got = back.run(tokens);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t t = 0; t < want.size(); ++t) {
+        ASSERT_EQ(got[t].size(), want[t].size());
+        for (size_t i = 0; i < want[t].size(); ++i) {
+          // Bit-identical, not merely close.
+          EXPECT_EQ(got[t][i], want[t][i]) << "token " << t << ", component " << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(ArchImport, ThroughAFile) {
+  const TargetModel m = buildTarget(program(), Target::Lstm);
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("lsrl_arch_import_" + std::to_string(::getpid()) + ".safetensors"))
+                               .string();
+  writeSafetensors(path, toTensorFile(m));
+  const FloatTargetModel back = readTargetModel(path);
+  std::filesystem::remove(path);
+  std::mt19937 rng(32);
+  const FloatSequence tokens = toFloats(randomTokens(rng, 9, 2));
+  EXPECT_EQ(back.run(tokens), m.runFloat(tokens));
+}
+
+TEST(ArchImport, BrokenFilesAreRefusedByName) {
+  TargetOptions box;
+  box.shift.horizon = 14;
+  for (Target t : {Target::GatedRnn, Target::Gru, Target::Lstm, Target::Hawk}) {
+    SCOPED_TRACE(std::string(targetName(t)));
+    const TensorFile good = toTensorFile(buildTarget(program(), t, box));
+    EXPECT_NO_THROW(importTargetModel(good, "good.safetensors"));
+    // A missing tensor: the second one (the first layer's recurrent weight in every arch).
+    TensorFile missing = good;
+    const std::string name = missing.tensors[1].name;
+    missing.tensors.erase(missing.tensors.begin() + 1);
+    const std::string m1 = errorOf([&] { importTargetModel(missing, "m.safetensors"); });
+    EXPECT_NE(m1.find("m.safetensors"), std::string::npos) << m1;
+    EXPECT_NE(m1.find("missing tensor '" + name + "'"), std::string::npos) << m1;
+    // A mis-shaped one: one row fewer.
+    TensorFile shaped = good;
+    Tensor& w = shaped.tensors[0];
+    const std::string expected = shapeText(w.shape);
+    w.shape[0] -= 1;
+    w.data.resize(w.data.size() - (w.shape.size() > 1 ? static_cast<size_t>(w.shape[1]) : 1));
+    const std::string m2 = errorOf([&] { importTargetModel(shaped, "s.safetensors"); });
+    EXPECT_NE(m2.find("'" + w.name + "'"), std::string::npos) << m2;
+    EXPECT_NE(m2.find("shape " + shapeText(w.shape)), std::string::npos) << m2;
+    EXPECT_NE(m2.find("expected " + expected), std::string::npos) << m2;
+  }
+}
+
+TEST(ArchImport, UnknownArchAndMissingMetadata) {
+  TensorFile file = toTensorFile(buildTarget(program(), Target::GatedLinearRnn));
+  nlohmann::json meta = nlohmann::json::parse(file.metadataJson);
+  meta["arch"] = "transformer";
+  file.metadataJson = meta.dump();
+  const std::string m1 = errorOf([&] { importTargetModel(file, "x.safetensors"); });
+  EXPECT_NE(m1.find("unknown arch \"transformer\""), std::string::npos) << m1;
+  file.metadataJson.clear();
+  const std::string m2 = errorOf([&] { importTargetModel(file, "x.safetensors"); });
+  EXPECT_NE(m2.find("no \"lsrl\" metadata"), std::string::npos) << m2;
+  file.metadataJson = "{\"arch\": \"gru\"}";
+  const std::string m3 = errorOf([&] { importTargetModel(file, "x.safetensors"); });
+  EXPECT_NE(m3.find("gru_update"), std::string::npos) << m3;
+}
+
+}  // namespace
+}  // namespace lsrl

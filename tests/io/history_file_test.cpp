@@ -1,0 +1,180 @@
+// Compile history files: graphAt from a loaded file equals the in-memory history's, in
+// both backends; damaged files are reported precisely.
+#include "core/compile/history_file.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "core/compile/compiler.h"
+#include "core/io/graph_hash.h"
+#include "core/programs/program_registry.h"
+#include "core/util/atomic_file.h"
+#include "io/io_test_util.h"
+
+namespace lsrl {
+namespace {
+
+using nlohmann::json;
+using testing_io::errorOf;
+using testing_io::graphDifference;
+using testing_io::TempDir;
+
+CompileResult compileWithHistory(const Graph& program, Backend backend, bool optimize) {
+  CompileOptions options;
+  options.backend = backend;
+  options.optimize = optimize;
+  options.replayableHistory = true;
+  return compile(program, options);
+}
+
+void expectSameSteps(const std::vector<compiler::Step>& a, const std::vector<compiler::Step>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t k = 0; k < a.size(); ++k) {
+    EXPECT_EQ(a[k].rule, b[k].rule) << "step " << k;
+    EXPECT_EQ(a[k].branch, b[k].branch) << "step " << k;
+    EXPECT_EQ(a[k].nodesAdded, b[k].nodesAdded) << "step " << k;
+    EXPECT_EQ(a[k].nodesRemoved, b[k].nodesRemoved) << "step " << k;
+    EXPECT_EQ(a[k].edgesAdded, b[k].edgesAdded) << "step " << k;
+    EXPECT_EQ(a[k].edgesRemoved, b[k].edgesRemoved) << "step " << k;
+    EXPECT_EQ(a[k].outputBefore, b[k].outputBefore) << "step " << k;
+    EXPECT_EQ(a[k].outputAfter, b[k].outputAfter) << "step " << k;
+    EXPECT_EQ(a[k].inputsSet, b[k].inputsSet) << "step " << k;
+  }
+}
+
+struct HistoryCase {
+  Backend backend;
+  bool optimize;
+};
+
+class HistoryFileRoundTrip : public ::testing::TestWithParam<HistoryCase> {};
+
+TEST_P(HistoryFileRoundTrip, GraphAtFromTheFileEqualsTheInMemoryHistory) {
+  Vec2vecParams p;
+  p.conditional = Conditional::Multiplicative;
+  const Graph program = buildVec2vec(p);
+  const CompileResult r = compileWithHistory(program, GetParam().backend, GetParam().optimize);
+  ASSERT_TRUE(r.history);
+
+  TempDir dir;
+  // A small sidecar threshold so that both the inline and the sidecar forms are used.
+  saveHistoryFile(dir.file("h.json"), program, r, {"vec2vec", graphHash(program)}, 8);
+  EXPECT_TRUE(std::filesystem::exists(dir.file("h.safetensors")));
+  const LoadedHistory loaded = loadHistoryFile(dir.file("h.json"));
+  EXPECT_EQ(loaded.backend, GetParam().backend);
+  EXPECT_EQ(loaded.source["name"], "vec2vec");
+  expectSameSteps(loaded.steps, r.steps);
+  ASSERT_EQ(loaded.history->stepCount(), r.history->stepCount());
+
+  const size_t n = r.steps.size();
+  std::vector<size_t> at = {0, 1, n / 2, n - 1, n};
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 12; ++i) at.push_back(std::uniform_int_distribution<size_t>(0, n)(rng));
+  for (size_t k : at) {
+    EXPECT_EQ(graphDifference(loaded.history->graphAt(k), r.history->graphAt(k)), "")
+        << "step " << k;
+  }
+  EXPECT_EQ(graphDifference(loaded.history->graphAt(n), r.path), "");
+  EXPECT_THROW((void)loaded.history->graphAt(n + 1), Error);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, HistoryFileRoundTrip,
+                         ::testing::Values(HistoryCase{Backend::Exact, false},
+                                           HistoryCase{Backend::Exact, true},
+                                           HistoryCase{Backend::Float64, false},
+                                           HistoryCase{Backend::Float64, true}),
+                         [](const ::testing::TestParamInfo<HistoryCase>& info) {
+                           return std::string(backendName(info.param.backend)) +
+                                  (info.param.optimize ? "_optimized" : "_plain");
+                         });
+
+// tok2tok (L=3, direct) in float64: graphAt from a loaded file, timed (the budget is
+// 20 ms per call in a Release build; sanitizer builds only check the graphs).
+TEST(HistoryFile, Tok2tokGraphAtFromTheFileMatchesAndIsTimed) {
+  const Graph program = buildProgram("tok2tok", {{"L", "3"}, {"conditional", "direct"}});
+  const CompileResult r = compileWithHistory(program, Backend::Float64, true);
+  TempDir dir;
+  saveHistoryFile(dir.file("t.json"), program, r);
+  const LoadedHistory loaded = loadHistoryFile(dir.file("t.json"));
+  const size_t n = loaded.history->stepCount();
+  std::mt19937_64 rng(3);
+  double total = 0, worst = 0;
+  const int calls = 8;
+  for (int i = 0; i < calls; ++i) {
+    const size_t k = i == 0 ? n : std::uniform_int_distribution<size_t>(0, n)(rng);
+    const auto t0 = std::chrono::steady_clock::now();
+    const Graph g = loaded.history->graphAt(k);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    total += s;
+    worst = std::max(worst, s);
+    EXPECT_EQ(graphDifference(g, r.history->graphAt(k)), "") << "step " << k;
+  }
+  RecordProperty("graphAt_mean_ms", std::to_string(1000 * total / calls));
+  RecordProperty("graphAt_max_ms", std::to_string(1000 * worst));
+  std::cout << "tok2tok L=3 direct float64: " << n << " steps, graphAt from file mean "
+            << 1000 * total / calls << " ms, max " << 1000 * worst << " ms\n";
+}
+
+class HistoryFileErrors : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    program_ = buildProgram("more_ones", {});
+    const CompileResult r = compileWithHistory(program_, Backend::Exact, false);
+    saveHistoryFile(dir_.file("h.json"), program_, r, {}, 4);
+    doc_ = json::parse(readWholeFile(dir_.file("h.json")));
+  }
+  std::string loadError(const json& doc) {
+    writeFileAtomically(dir_.file("h.json"), doc.dump());
+    return errorOf([&] { (void)loadHistoryFile(dir_.file("h.json")); });
+  }
+
+  TempDir dir_;
+  Graph program_;
+  json doc_;
+};
+
+TEST_F(HistoryFileErrors, StructureAndReferencesAreChecked) {
+  json doc = doc_;
+  doc["format"] = "lsrl-graph";
+  EXPECT_CONTAINS(loadError(doc), "h.json: format: expected \"lsrl-history\"");
+  doc = doc_;
+  doc["version"] = 9;
+  EXPECT_CONTAINS(loadError(doc), "history format version 9, newer than this build");
+  doc = doc_;
+  doc["steps"][0]["nodes_added"] = json::array({doc_["id_limit"].get<int>() - 1 + 5});
+  EXPECT_CONTAINS(loadError(doc), "steps[0].nodes_added[0]: expected an integer in 0..");
+  doc = doc_;
+  doc["payloads"].erase(doc["payloads"].size() - 1);
+  EXPECT_CONTAINS(loadError(doc), "has no entry in \"payloads\"");
+  doc = doc_;
+  size_t linear = 0;
+  while (doc_["payloads"][linear]["op"] != "Linear") ++linear;
+  doc["payloads"][linear]["dim"] = 1000;
+  EXPECT_CONTAINS(loadError(doc), "payloads[" + std::to_string(linear) + "].A: has ");
+  EXPECT_CONTAINS(loadError(doc), "rows, expected 1000");
+  doc = doc_;
+  doc["steps"][0].erase("rule");
+  EXPECT_CONTAINS(loadError(doc), "steps[0]: missing key \"rule\"");
+}
+
+TEST_F(HistoryFileErrors, SaveNeedsAReplayableHistory) {
+  CompileOptions o;  // replayableHistory off
+  const CompileResult r = compile(program_, o);
+  EXPECT_CONTAINS(errorOf([&] { saveHistoryFile(dir_.file("x.json"), program_, r); }),
+                  "replayableHistory");
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("x.json")));
+}
+
+TEST_F(HistoryFileErrors, MissingSidecarIsNamed) {
+  ASSERT_TRUE(doc_.contains("sidecar"));
+  std::filesystem::remove(dir_.file("h.safetensors"));
+  EXPECT_CONTAINS(errorOf([&] { (void)loadHistoryFile(dir_.file("h.json")); }),
+                  "h.safetensors\" is missing");
+}
+
+}  // namespace
+}  // namespace lsrl
