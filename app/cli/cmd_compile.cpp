@@ -1,5 +1,5 @@
-// lsrl compile PROGRAM.json --backend exact|float64 [--target ARCH] [--no-optimize]
-//              [--history HIST.json] [--progress] -o MODEL.json
+// lsrl compile PROGRAM.json --backend exact|float64 [--target ARCH [target options]]
+//              [--no-optimize] [--history HIST.json] [--progress] -o MODEL.json
 #include <unistd.h>
 
 #include <chrono>
@@ -11,6 +11,7 @@
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/sigint_scope.h"
+#include "app/cli/target_options.h"
 #include "core/arch/targets.h"
 #include "core/compile/compiler.h"
 #include "core/compile/history_file.h"
@@ -83,15 +84,16 @@ void stopIfInterrupted(const std::string& when) {
 }  // namespace
 
 int cmdCompile(const Argv& argv, std::ostream& out) {
-  const CommandSpec spec{
-      "lsrl compile PROGRAM.json --backend exact|float64 [--target ARCH] [--no-optimize]\n"
-      "                    [--history HIST.json] [--progress] -o MODEL.json",
+  CommandSpec spec{
+      "lsrl compile PROGRAM.json --backend exact|float64 [--target ARCH [target options]]\n"
+      "                    [--no-optimize] [--history HIST.json] [--progress] -o MODEL.json",
       "Compiles a program into a path of Linear / ReLU / LinState / Multi layers and saves it\n"
       "as a model file (docs/model-format.md: JSON, with large matrices in a .safetensors\n"
       "sidecar next to it). Prints one JSON line: steps, rule_counts, nodes_before/after,\n"
       "layers, state_dim, dense_params, nonzero_params, state_widths, seconds. Progress goes\n"
       "to stderr when it is a terminal or with --progress; Ctrl-C stops cleanly (exit 130,\n"
-      "no files written).",
+      "no files written). The target options (below --target) are checked with --target and\n"
+      "recorded for lsrl export.",
       {{"backend", "exact|float64", "arithmetic of the compile (default exact)"},
        {"target", "ARCH", "check that the model builds for ARCH and record it for lsrl export"},
        {"no-optimize", "", "the plain paper algorithm: no size optimisations"},
@@ -100,6 +102,8 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
        {"o", "MODEL.json", "output model file (written atomically)"}},
       1,
       1};
+  const std::vector<OptionSpec> targetSpecs = targetOptionSpecs();
+  spec.options.insert(spec.options.end(), targetSpecs.begin(), targetSpecs.end());
   const auto args = parseOrHelp(spec, argv, out);
   if (!args) return 0;
   if (!args->has("o")) throw Error("missing -o MODEL.json (where to write the compiled model)");
@@ -115,6 +119,12 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
       throw Error("--target: unknown architecture \"" + target + "\"; expected one of " +
                   targetNames());
   }
+  const TargetOptionValues targetValues = targetOptionValues(*args);
+  if (target.empty() && !targetValues.empty())
+    throw Error("--" + targetValues.begin()->first +
+                " needs --target ARCH (it is a target option)");
+  const TargetOptions targetOptions =
+      target.empty() ? TargetOptions{} : parseTargetOptions(*targetFromName(target), targetValues);
 
   nlohmann::json programMetadata;
   const Graph program = loadGraphFile(programPath, &programMetadata);
@@ -138,7 +148,8 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
     result = compile(program, options);
     stopIfInterrupted("after the compile");
     if (!target.empty()) {
-      (void)buildTarget(result.path, *targetFromName(target));  // refuses e.g. Multi in linear-rnn
+      // Refuses e.g. Multi in linear-rnn, or hawk without a horizon it needs.
+      (void)buildTargetFromCli(result.path, *targetFromName(target), targetOptions, targetValues);
       stopIfInterrupted("while building the target");
     }
     if (args->has("history")) {
@@ -146,7 +157,9 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
       historyWritten = true;
     }
     stopIfInterrupted("before saving the model");
-    saveModelFile(modelPath, result.path, compiledMetadata(result, options, source, target));
+    nlohmann::json compiled = compiledMetadata(result, options, source, target);
+    if (!target.empty()) compiled["target_options"] = targetOptionValuesToJson(targetValues);
+    saveModelFile(modelPath, result.path, compiled);
   } catch (const Cancelled& e) {
     if (historyWritten) removeWithSidecar(historyPath);  // useless without its model
     std::cerr << "lsrl compile: interrupted (" << e.what() << "); no files written\n";

@@ -1,10 +1,11 @@
-// lsrl export MODEL.json --format safetensors|npz [--target ARCH] -o FILE
+// lsrl export MODEL.json --format safetensors|npz [--target ARCH] [target options] -o FILE
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <type_traits>
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/target_options.h"
 #include "core/arch/targets.h"
 #include "core/compile/compiler.h"
 #include "core/io/model_file.h"
@@ -50,18 +51,22 @@ std::string jsonString(const nlohmann::json& obj, const char* key) {
 }  // namespace
 
 int cmdExport(const Argv& argv, std::ostream& out) {
-  const CommandSpec spec{
-      "lsrl export MODEL.json --format safetensors|npz [--target ARCH] -o FILE",
+  CommandSpec spec{
+      "lsrl export MODEL.json --format safetensors|npz [--target ARCH] [target options] -o FILE",
       "Builds a target architecture from a compiled model (lsrl compile) and writes its named\n"
       "float64 weight tensors and metadata (docs/weights-format.md). The target defaults to\n"
       "the one given to lsrl compile --target, else linear-rnn when the model has no Multi\n"
-      "layer and gated-linear-rnn when it has. Prints one JSON line describing the file.",
+      "layer and gated-linear-rnn when it has; the target options given to lsrl compile apply\n"
+      "to that same target, each unless given again here. Prints one JSON line describing\n"
+      "the file.",
       {{"format", "safetensors|npz", "file format (default: from the extension of FILE)"},
        {"target", "ARCH",
         "linear-rnn, gated-linear-rnn, rnn, gated-rnn, gru, lstm or hawk (see above)"},
        {"o", "FILE", "output weight file (written atomically)"}},
       1,
       1};
+  const std::vector<OptionSpec> targetSpecs = targetOptionSpecs();
+  spec.options.insert(spec.options.end(), targetSpecs.begin(), targetSpecs.end());
   const auto args = parseOrHelp(spec, argv, out);
   if (!args) return 0;
   if (!args->has("o")) throw Error("missing -o FILE (where to write the weights)");
@@ -82,6 +87,12 @@ int cmdExport(const Argv& argv, std::ostream& out) {
     if (!t) throw Error("--target: unknown architecture \"" + args->get("target") + "\"");
     target = *t;
   }
+  // The options recorded with the compile's --target, overridden by those given here.
+  TargetOptionValues optionValues;
+  if (targetFromName(model.target()) == target && model.compiled.contains("target_options"))
+    optionValues = targetOptionValuesFromJson(model.compiled["target_options"], modelPath);
+  for (const auto& [name, text] : targetOptionValues(*args)) optionValues[name] = text;
+  TargetOptions options = parseTargetOptions(target, optionValues);
   const GraphSize size = graphSize(model.path);
   if (size.denseParams > kMaxExportValues)
     throw Error(modelPath + " has " + std::to_string(size.denseParams) +
@@ -89,11 +100,10 @@ int cmdExport(const Argv& argv, std::ostream& out) {
                 " that dense weight files may hold here; compile with optimisation on (the "
                 "default) for a smaller model");
 
-  TargetOptions options;
   const nlohmann::json source = model.compiled.value("source", nlohmann::json::object());
   options.sourceName = jsonString(source, "name");
   options.sourceHash = jsonString(source, "hash");
-  const TargetModel built = buildTarget(model.path, target, options);
+  const TargetModel built = buildTargetFromCli(model.path, target, options, optionValues);
 
   TensorFile file;
   long long values = 0;

@@ -1,9 +1,12 @@
 // Exact block-matrix helpers for building the GRU, LSTM and Hawk weights from NF layers.
 #pragma once
 
+#include <algorithm>
+#include <string>
 #include <vector>
 
 #include "core/arch/normal_form.h"
+#include "core/util/error.h"
 
 namespace lsrl::arch_build {
 
@@ -35,6 +38,36 @@ inline std::vector<NfReluLayer<Exact>> paddedBranch(std::vector<NfReluLayer<Exac
     br.push_back({ExactMatrix::identity(w), zerosVector(w)});
   }
   return br;
+}
+
+// The GRU and LSTM constructions need ReLU states and nonempty branches; `at` names the
+// NF layer in the error.
+inline void requireReluBranches(const NfLayer<Exact>& N, const std::string& at) {
+  if (N.update != StateUpdate::Relu) throw Error(at + " has a linear state (split it first)");
+  if (N.f.empty() || (N.gated && N.g.empty())) throw Error(at + " has an empty MLP branch");
+}
+
+// The MLP branches of an NF layer, padded to one depth (g only when gated).
+struct PaddedBranches {
+  int depth = 0;
+  std::vector<NfReluLayer<Exact>> f, g;
+};
+
+inline PaddedBranches paddedBranches(const NfLayer<Exact>& N) {
+  PaddedBranches p;
+  p.depth = static_cast<int>(std::max(N.f.size(), N.g.size()));
+  p.f = paddedBranch(N.f, p.depth);
+  p.g = N.gated ? paddedBranch(N.g, p.depth) : N.g;
+  return p;
+}
+
+// MLP layer k of both branches side by side: [f_k; g_k] from [f_{k−1}; g_{k−1}], both
+// from the shared state when k = 0; f_k alone when ungated.
+inline NfReluLayer<Exact> sideBySide(const PaddedBranches& p, int k, bool gated) {
+  const size_t kk = static_cast<size_t>(k);
+  if (!gated) return p.f[kk];
+  return {k == 0 ? ExactMatrix::vstack({p.f[0].W, p.g[0].W}) : blockDiag(p.f[kk].W, p.g[kk].W),
+          concat({p.f[kk].b, p.g[kk].b})};
 }
 
 // Gate-stacked weights (`gates` blocks of H rows, as in nn.GRU / nn.LSTM) padded to

@@ -4,12 +4,12 @@
 #include <utility>
 
 #include "core/arch/build_blocks.h"
+#include "core/arch/gated_rnn.h"
 #include "core/arch/sparse_ops.h"
 #include "core/util/error.h"
 
 namespace lsrl {
 
-using arch_build::blockDiag;
 using arch_build::concat;
 using arch_build::diag;
 
@@ -23,28 +23,7 @@ std::optional<GruUpdate> gruUpdateFromName(std::string_view name) {
 
 template <class S>
 void GruModel<S>::validate() const {
-  int d = inputDim;
-  for (size_t k = 0; k < layers.size(); ++k) {
-    const GruLayer<S>& L = layers[k];
-    const int H = L.hiddenSize();
-    const std::string at = "gru layer " + std::to_string(k) + ": ";
-    if (L.weightIh.rows() != 3 * H || L.weightIh.cols() != d) {
-      throw Error(at + "weight_ih_l0 is " + std::to_string(L.weightIh.rows()) + "x" +
-                  std::to_string(L.weightIh.cols()) + ", expected " + std::to_string(3 * H) + "x" +
-                  std::to_string(d));
-    }
-    if (L.weightHh.rows() != 3 * H || L.weightHh.cols() != H) {
-      throw Error(at + "weight_hh_l0 is not " + std::to_string(3 * H) + "x" + std::to_string(H));
-    }
-    if (static_cast<int>(L.biasIh.size()) != 3 * H || static_cast<int>(L.biasHh.size()) != 3 * H) {
-      throw Error(at + "a bias does not have 3H = " + std::to_string(3 * H) + " entries");
-    }
-    d = H;
-  }
-  if (readoutW.cols() != d || static_cast<int>(readoutB.size()) != readoutW.rows()) {
-    throw Error("gru: readout is " + std::to_string(readoutW.rows()) + "x" +
-                std::to_string(readoutW.cols()) + ", expected d_out x " + std::to_string(d));
-  }
+  gated_rnn::validate(*this, "gru", 3, [](const GruLayer<S>&, const std::string&, int) {});
 }
 
 template struct GruModel<double>;
@@ -109,25 +88,16 @@ GruModel<Exact> buildGru(const NfModel<Exact>& reluNf, GruUpdate update,
   for (size_t l = 0; l < reluNf.layers.size(); ++l) {
     const NfLayer<Exact>& N = reluNf.layers[l];
     const std::string at = "gru: NF layer " + std::to_string(l);
-    if (N.update != StateUpdate::Relu) throw Error(at + " has a linear state (split it first)");
-    if (N.f.empty() || (N.gated && N.g.empty())) throw Error(at + " has an empty MLP branch");
+    arch_build::requireReluBranches(N, at);
     GruLayer<Exact> state = plainLayer(N.B * Rin, N.A, N.bias, zOff);
     state.h0 = N.s0;
     state.role = "state";
     state.nfLayer = static_cast<int>(l);
     out.layers.push_back(std::move(state));
 
-    const int depth = static_cast<int>(std::max(N.f.size(), N.g.size()));
-    const auto F = arch_build::paddedBranch(N.f, depth);
-    const auto G = N.gated ? arch_build::paddedBranch(N.g, depth) : N.g;
-    for (int k = 0; k < depth; ++k) {
-      const size_t kk = static_cast<size_t>(k);
-      ExactMatrix W = F[kk].W;
-      ExactVector b = F[kk].b;
-      if (N.gated) {
-        W = k == 0 ? ExactMatrix::vstack({F[0].W, G[0].W}) : blockDiag(F[kk].W, G[kk].W);
-        b = concat({F[kk].b, G[kk].b});
-      }
+    const arch_build::PaddedBranches branches = arch_build::paddedBranches(N);
+    for (int k = 0; k < branches.depth; ++k) {
+      const auto [W, b] = arch_build::sideBySide(branches, k, N.gated);
       GruLayer<Exact> mlp = plainLayer(W, ExactMatrix(W.rows(), W.rows()), b, zOff);
       mlp.role = "mlp";
       mlp.nfLayer = static_cast<int>(l);
@@ -159,61 +129,14 @@ GruModel<Exact> buildGru(const NfModel<Exact>& reluNf, GruUpdate update,
   return out;
 }
 
-namespace {
-
-std::vector<double> toDoubles(const ExactVector& v) {
-  std::vector<double> out;
-  out.reserve(v.size());
-  for (const Exact& x : v) out.push_back(x.toDouble());
-  return out;
-}
-
-}  // namespace
-
 GruModel<Exact> stackGru(const GruModel<Exact>& model) {
-  int Hmax = 0;
-  for (const GruLayer<Exact>& L : model.layers) Hmax = std::max(Hmax, L.hiddenSize());
-  GruModel<Exact> out = model;
-  out.stacked = true;
-  int D = model.inputDim;
-  for (GruLayer<Exact>& L : out.layers) {
-    const int H = L.hiddenSize();
-    L.unitsUsed = H;
-    L.weightIh = arch_build::padGateRows(L.weightIh, 3, H, Hmax, D);
-    L.weightHh = arch_build::padGateRows(L.weightHh, 3, H, Hmax, Hmax);
-    L.biasIh = arch_build::padGateVector(L.biasIh, 3, H, Hmax);
-    L.biasHh = arch_build::padGateVector(L.biasHh, 3, H, Hmax);
-    L.h0.resize(static_cast<size_t>(Hmax));
-    D = Hmax;
-  }
-  if (!out.layers.empty()) {
-    out.readoutW = ExactMatrix::hstack(
-        {model.readoutW, ExactMatrix(model.readoutW.rows(), Hmax - model.readoutW.cols())});
-  }
-  out.validate();
-  return out;
+  return gated_rnn::stacked(model, 3, {{"h0", &GruLayer<Exact>::h0}});
 }
 
 GruModel<double> toFloat(const GruModel<Exact>& model) {
-  GruModel<double> out;
+  GruModel<double> out = gated_rnn::toFloat<GruModel>(
+      model, [](const GruLayer<Exact>& L, GruLayer<double>& F) { F.K = toDoubles(L.K); });
   out.update = model.update;
-  out.stacked = model.stacked;
-  out.inputDim = model.inputDim;
-  for (const GruLayer<Exact>& L : model.layers) {
-    GruLayer<double> F;
-    F.weightIh = FloatMatrix::fromExact(L.weightIh);
-    F.weightHh = FloatMatrix::fromExact(L.weightHh);
-    F.biasIh = toDoubles(L.biasIh);
-    F.biasHh = toDoubles(L.biasHh);
-    F.h0 = toDoubles(L.h0);
-    F.role = L.role;
-    F.nfLayer = L.nfLayer;
-    F.K = toDoubles(L.K);
-    F.unitsUsed = L.unitsUsed;
-    out.layers.push_back(std::move(F));
-  }
-  out.readoutW = FloatMatrix::fromExact(model.readoutW);
-  out.readoutB = toDoubles(model.readoutB);
   return out;
 }
 
@@ -229,10 +152,7 @@ std::vector<std::vector<S>> runGru(const GruModel<S>& model,
   outputs.reserve(tokens.size());
   const S one(1);
   for (size_t t = 0; t < tokens.size(); ++t) {
-    if (static_cast<int>(tokens[t].size()) != model.inputDim) {
-      throw Error("gru: token " + std::to_string(t) + " has " + std::to_string(tokens[t].size()) +
-                  " features, expected " + std::to_string(model.inputDim));
-    }
+    arch_ops::requireTokenWidth("gru", t, tokens[t], model.inputDim);
     std::vector<S> x = tokens[t];
     for (size_t k = 0; k < model.layers.size(); ++k) {
       const GruLayer<S>& L = model.layers[k];
@@ -262,38 +182,7 @@ template std::vector<std::vector<Exact>> runGru<Exact>(const GruModel<Exact>&,
                                                        const std::vector<std::vector<Exact>>&);
 
 std::vector<Tensor> gruTensors(const GruModel<Exact>& model) {
-  std::vector<Tensor> out;
-  if (model.stacked) {
-    std::vector<ExactVector> h0;
-    for (size_t k = 0; k < model.layers.size(); ++k) {
-      const GruLayer<Exact>& L = model.layers[k];
-      const std::string n = std::to_string(k);
-      out.push_back(matrixTensor("gru.weight_ih_l" + n, L.weightIh));
-      out.push_back(matrixTensor("gru.weight_hh_l" + n, L.weightHh));
-      out.push_back(vectorTensor("gru.bias_ih_l" + n, L.biasIh));
-      out.push_back(vectorTensor("gru.bias_hh_l" + n, L.biasHh));
-      h0.push_back(L.h0);
-    }
-    if (!h0.empty()) {
-      out.push_back(
-          matrixTensor("gru.h0", ExactMatrix::fromDense(h0, static_cast<int>(h0[0].size()))));
-    }
-    out.push_back(matrixTensor("readout.weight", model.readoutW));
-    out.push_back(vectorTensor("readout.bias", model.readoutB));
-    return out;
-  }
-  for (size_t k = 0; k < model.layers.size(); ++k) {
-    const GruLayer<Exact>& L = model.layers[k];
-    const std::string p = "gru." + std::to_string(k) + ".";
-    out.push_back(matrixTensor(p + "weight_ih_l0", L.weightIh));
-    out.push_back(matrixTensor(p + "weight_hh_l0", L.weightHh));
-    out.push_back(vectorTensor(p + "bias_ih_l0", L.biasIh));
-    out.push_back(vectorTensor(p + "bias_hh_l0", L.biasHh));
-    out.push_back(vectorTensor(p + "h0", L.h0));
-  }
-  out.push_back(matrixTensor("readout.weight", model.readoutW));
-  out.push_back(vectorTensor("readout.bias", model.readoutB));
-  return out;
+  return gated_rnn::tensors(model, "gru", {{"h0", &GruLayer<Exact>::h0}});
 }
 
 nlohmann::json gruMetadata(const GruModel<Exact>& model) {
@@ -301,29 +190,13 @@ nlohmann::json gruMetadata(const GruModel<Exact>& model) {
   meta["gru_update"] = gruUpdateName(model.update);
   meta["gate_order"] = "r,z,n";
   meta["reset"] = "after_matmul";
-  meta["stacked"] = model.stacked;
-  if (model.stacked) {
-    meta["num_layers"] = model.layers.size();
-    meta["hidden_size"] = model.layers.empty() ? 0 : model.layers[0].hiddenSize();
-  }
-  nlohmann::json layers = nlohmann::json::array();
-  for (size_t k = 0; k < model.layers.size(); ++k) {
-    const GruLayer<Exact>& L = model.layers[k];
-    nlohmann::json j;
-    j["index"] = k;
-    j["input_size"] = L.inputSize();
-    j["hidden_size"] = L.hiddenSize();
-    j["role"] = L.role;
-    j["nf_layer"] = L.nfLayer;
+  gated_rnn::addMetadata(meta, model, [](const GruLayer<Exact>& L, nlohmann::json& j) {
     if (L.role == "product") {
       nlohmann::json K = nlohmann::json::array();
       for (const Exact& v : L.K) K.push_back(v.toDouble());
       j["K"] = std::move(K);
     }
-    if (model.stacked) j["units_used"] = L.unitsUsed;
-    layers.push_back(std::move(j));
-  }
-  meta["layers"] = std::move(layers);
+  });
   return meta;
 }
 
@@ -334,37 +207,7 @@ GruModel<double> gruFromTensors(const TensorSource& tensors, const nlohmann::jso
   const auto u = gruUpdateFromName(update);
   if (!u) throw Error(where + ": unknown gru_update \"" + update + "\" (pytorch|paper)");
   out.update = *u;
-  out.inputDim = metaInt(meta, "d_in", where);
-  int d = out.inputDim;
-  const nlohmann::json& layers = metaArray(meta, "layers", where);
-  out.stacked = meta.contains("stacked") && metaBool(meta, "stacked", where);
-  const int n = static_cast<int>(layers.size());
-  const int Hs = out.stacked ? metaInt(meta, "hidden_size", where) : 0;
-  const std::vector<double> h0s =
-      out.stacked && n > 0 ? tensors.get("gru.h0", {n, Hs}).data : std::vector<double>();
-  for (size_t k = 0; k < layers.size(); ++k) {
-    const int H = out.stacked ? Hs : metaInt(layers[k], "hidden_size", where);
-    const std::string p = "gru." + std::to_string(k) + ".";
-    auto name = [&](const char* what) {
-      return out.stacked ? "gru." + std::string(what) + "_l" + std::to_string(k) : p + what + "_l0";
-    };
-    GruLayer<double> L;
-    L.weightIh = tensors.matrix(name("weight_ih"), 3 * H, d);
-    L.weightHh = tensors.matrix(name("weight_hh"), 3 * H, H);
-    L.biasIh = tensors.vector(name("bias_ih"), 3 * H);
-    L.biasHh = tensors.vector(name("bias_hh"), 3 * H);
-    L.h0 = out.stacked ? std::vector<double>(h0s.begin() + static_cast<long>(k) * Hs,
-                                             h0s.begin() + static_cast<long>(k + 1) * Hs)
-                       : tensors.vector(p + "h0", H);
-    if (out.stacked) L.unitsUsed = metaInt(layers[k], "units_used", where);
-    L.role = metaString(layers[k], "role", where);
-    L.nfLayer = metaInt(layers[k], "nf_layer", where);
-    out.layers.push_back(std::move(L));
-    d = H;
-  }
-  const int dOut = metaInt(meta, "d_out", where);
-  out.readoutW = tensors.matrix("readout.weight", dOut, d);
-  out.readoutB = tensors.vector("readout.bias", dOut);
+  gated_rnn::readFromTensors(out, tensors, meta, "gru", 3, {{"h0", &GruLayer<double>::h0}});
   out.validate();
   return out;
 }

@@ -3,12 +3,55 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <type_traits>
 #include <utility>
 
 #include "core/arch/sparse_ops.h"
 #include "core/util/error.h"
 
 namespace lsrl {
+
+namespace {
+
+// Every tensor of a block: its §8 name after "blocks.{k}.", its shape and the member of
+// each given block (one block, or an exact block and its float copy), in §8 order.
+// `visit(name, shape, members...)` runs once per tensor; validation, the float copy,
+// export and import all walk this one list.
+template <class Model, class Visit, class... Blocks>
+void forEachBlockTensor(const Model& m, Visit&& visit, Blocks&... b) {
+  const int64_t D = m.D, DR = m.DR, M = m.M;
+  visit("recurrent.linear_x.weight", std::vector<int64_t>{DR, D}, b.linearX...);
+  visit("recurrent.linear_x.bias", std::vector<int64_t>{DR}, b.linearXBias...);
+  visit("recurrent.conv_1d.weight", std::vector<int64_t>{DR, 1, m.convWidth}, b.convWeight...);
+  visit("recurrent.conv_1d.bias", std::vector<int64_t>{DR}, b.convBias...);
+  visit("recurrent.rg_lru.a_param", std::vector<int64_t>{DR}, b.aParam...);
+  visit("recurrent.rg_lru.a_gate.weight", std::vector<int64_t>{DR, DR}, b.aGate...);
+  visit("recurrent.rg_lru.a_gate.bias", std::vector<int64_t>{DR}, b.aGateBias...);
+  visit("recurrent.rg_lru.input_gate.weight", std::vector<int64_t>{DR, DR}, b.inputGate...);
+  visit("recurrent.rg_lru.input_gate.bias", std::vector<int64_t>{DR}, b.inputGateBias...);
+  visit("recurrent.linear_y.weight", std::vector<int64_t>{DR, D}, b.linearY...);
+  visit("recurrent.linear_y.bias", std::vector<int64_t>{DR}, b.linearYBias...);
+  visit("recurrent.linear_out.weight", std::vector<int64_t>{D, DR}, b.linearOut...);
+  visit("recurrent.linear_out.bias", std::vector<int64_t>{D}, b.linearOutBias...);
+  visit("mlp.gate.weight", std::vector<int64_t>{M, D}, b.mlpGate...);
+  visit("mlp.gate.bias", std::vector<int64_t>{M}, b.mlpGateBias...);
+  visit("mlp.up.weight", std::vector<int64_t>{M, D}, b.mlpUp...);
+  visit("mlp.up.bias", std::vector<int64_t>{M}, b.mlpUpBias...);
+  visit("mlp.down.weight", std::vector<int64_t>{D, M}, b.mlpDown...);
+  visit("mlp.down.bias", std::vector<int64_t>{D}, b.mlpDownBias...);
+}
+
+template <class T>
+constexpr bool isVector = std::is_same_v<std::decay_t<T>, std::vector<double>> ||
+                          std::is_same_v<std::decay_t<T>, std::vector<Exact>>;
+
+size_t elements(const std::vector<int64_t>& shape) {
+  size_t n = 1;
+  for (int64_t d : shape) n *= static_cast<size_t>(d);
+  return n;
+}
+
+}  // namespace
 
 template <class S>
 void HawkModel<S>::validate() const {
@@ -27,30 +70,16 @@ void HawkModel<S>::validate() const {
   if (convWidth < 1) fail("conv width must be at least 1");
   shape("embed.weight", embed, D, inputDim);
   length("embed.bias", embedBias, static_cast<size_t>(D));
-  const size_t dr = static_cast<size_t>(DR);
-  const size_t m = static_cast<size_t>(M);
   for (size_t k = 0; k < blocks.size(); ++k) {
-    const HawkBlock<S>& b = blocks[k];
     const std::string p = "blocks." + std::to_string(k) + ".";
-    shape(p + "recurrent.linear_x.weight", b.linearX, DR, D);
-    length(p + "recurrent.linear_x.bias", b.linearXBias, dr);
-    length(p + "recurrent.conv_1d.weight", b.convWeight, dr * static_cast<size_t>(convWidth));
-    length(p + "recurrent.conv_1d.bias", b.convBias, dr);
-    length(p + "recurrent.rg_lru.a_param", b.aParam, dr);
-    shape(p + "recurrent.rg_lru.a_gate.weight", b.aGate, DR, DR);
-    length(p + "recurrent.rg_lru.a_gate.bias", b.aGateBias, dr);
-    shape(p + "recurrent.rg_lru.input_gate.weight", b.inputGate, DR, DR);
-    length(p + "recurrent.rg_lru.input_gate.bias", b.inputGateBias, dr);
-    shape(p + "recurrent.linear_y.weight", b.linearY, DR, D);
-    length(p + "recurrent.linear_y.bias", b.linearYBias, dr);
-    shape(p + "recurrent.linear_out.weight", b.linearOut, D, DR);
-    length(p + "recurrent.linear_out.bias", b.linearOutBias, static_cast<size_t>(D));
-    shape(p + "mlp.gate.weight", b.mlpGate, M, D);
-    length(p + "mlp.gate.bias", b.mlpGateBias, m);
-    shape(p + "mlp.up.weight", b.mlpUp, M, D);
-    length(p + "mlp.up.bias", b.mlpUpBias, m);
-    shape(p + "mlp.down.weight", b.mlpDown, D, M);
-    length(p + "mlp.down.bias", b.mlpDownBias, static_cast<size_t>(D));
+    auto check = [&](const std::string& name, const std::vector<int64_t>& dims, const auto& x) {
+      if constexpr (isVector<decltype(x)>) {
+        length(p + name, x, elements(dims));
+      } else {
+        shape(p + name, x, static_cast<int>(dims[0]), static_cast<int>(dims[1]));
+      }
+    };
+    forEachBlockTensor(*this, check, blocks[k]);
   }
   shape("readout.weight", readoutW, readoutW.rows(), D);
   length("readout.bias", readoutB, static_cast<size_t>(readoutW.rows()));
@@ -389,13 +418,6 @@ HawkModel<Exact> buildHawk(const NfModel<Exact>& linearNf, bool residual, int ho
 
 namespace {
 
-std::vector<double> toDoubles(const ExactVector& v) {
-  std::vector<double> out;
-  out.reserve(v.size());
-  for (const Exact& x : v) out.push_back(x.toDouble());
-  return out;
-}
-
 // α = base^(c·r) and sqrt(1 − α²) of the RG-LRU.
 struct Decay {
   double alpha, gain;
@@ -435,25 +457,15 @@ HawkModel<double> toFloat(const HawkModel<Exact>& model) {
   out.embedBias = toDoubles(model.embedBias);
   for (const HawkBlock<Exact>& b : model.blocks) {
     HawkBlock<double> f;
-    f.linearX = FloatMatrix::fromExact(b.linearX);
-    f.linearXBias = toDoubles(b.linearXBias);
-    f.convWeight = toDoubles(b.convWeight);
-    f.convBias = toDoubles(b.convBias);
-    f.aParam = toDoubles(b.aParam);
-    f.aGate = FloatMatrix::fromExact(b.aGate);
-    f.aGateBias = toDoubles(b.aGateBias);
-    f.inputGate = FloatMatrix::fromExact(b.inputGate);
-    f.inputGateBias = toDoubles(b.inputGateBias);
-    f.linearY = FloatMatrix::fromExact(b.linearY);
-    f.linearYBias = toDoubles(b.linearYBias);
-    f.linearOut = FloatMatrix::fromExact(b.linearOut);
-    f.linearOutBias = toDoubles(b.linearOutBias);
-    f.mlpGate = FloatMatrix::fromExact(b.mlpGate);
-    f.mlpGateBias = toDoubles(b.mlpGateBias);
-    f.mlpUp = FloatMatrix::fromExact(b.mlpUp);
-    f.mlpUpBias = toDoubles(b.mlpUpBias);
-    f.mlpDown = FloatMatrix::fromExact(b.mlpDown);
-    f.mlpDownBias = toDoubles(b.mlpDownBias);
+    auto copy = [](const std::string&, const std::vector<int64_t>&, const auto& exact,
+                   auto& approx) {
+      if constexpr (isVector<decltype(exact)>) {
+        approx = toDoubles(exact);
+      } else {
+        approx = FloatMatrix::fromExact(exact);
+      }
+    };
+    forEachBlockTensor(model, copy, b, f);
     f.role = b.role;
     f.mlpRole = b.mlpRole;
     f.nfLayer = b.nfLayer;
@@ -488,10 +500,7 @@ std::vector<std::vector<S>> runHawk(const HawkModel<S>& model,
   std::vector<std::vector<S>> outputs;
   outputs.reserve(tokens.size());
   for (size_t t = 0; t < tokens.size(); ++t) {
-    if (static_cast<int>(tokens[t].size()) != model.inputDim) {
-      throw Error("hawk: token " + std::to_string(t) + " has " + std::to_string(tokens[t].size()) +
-                  " features, expected " + std::to_string(model.inputDim));
-    }
+    arch_ops::requireTokenWidth("hawk", t, tokens[t], model.inputDim);
     std::vector<S> v = affine(model.embed, tokens[t], model.embedBias);
     for (size_t k = 0; k < model.blocks.size(); ++k) {
       const HawkBlock<S>& b = model.blocks[k];
@@ -551,29 +560,17 @@ std::vector<Tensor> hawkTensors(const HawkModel<Exact>& model) {
   out.push_back(vectorTensor("embed.bias", model.embedBias));
   for (size_t k = 0; k < model.blocks.size(); ++k) {
     const HawkBlock<Exact>& b = model.blocks[k];
-    const std::string r = "blocks." + std::to_string(k) + ".recurrent.";
-    const std::string m = "blocks." + std::to_string(k) + ".mlp.";
-    out.push_back(matrixTensor(r + "linear_x.weight", b.linearX));
-    out.push_back(vectorTensor(r + "linear_x.bias", b.linearXBias));
-    Tensor conv = vectorTensor(r + "conv_1d.weight", b.convWeight);
-    conv.shape = {model.DR, 1, model.convWidth};
-    out.push_back(std::move(conv));
-    out.push_back(vectorTensor(r + "conv_1d.bias", b.convBias));
-    out.push_back(vectorTensor(r + "rg_lru.a_param", b.aParam));
-    out.push_back(matrixTensor(r + "rg_lru.a_gate.weight", b.aGate));
-    out.push_back(vectorTensor(r + "rg_lru.a_gate.bias", b.aGateBias));
-    out.push_back(matrixTensor(r + "rg_lru.input_gate.weight", b.inputGate));
-    out.push_back(vectorTensor(r + "rg_lru.input_gate.bias", b.inputGateBias));
-    out.push_back(matrixTensor(r + "linear_y.weight", b.linearY));
-    out.push_back(vectorTensor(r + "linear_y.bias", b.linearYBias));
-    out.push_back(matrixTensor(r + "linear_out.weight", b.linearOut));
-    out.push_back(vectorTensor(r + "linear_out.bias", b.linearOutBias));
-    out.push_back(matrixTensor(m + "gate.weight", b.mlpGate));
-    out.push_back(vectorTensor(m + "gate.bias", b.mlpGateBias));
-    out.push_back(matrixTensor(m + "up.weight", b.mlpUp));
-    out.push_back(vectorTensor(m + "up.bias", b.mlpUpBias));
-    out.push_back(matrixTensor(m + "down.weight", b.mlpDown));
-    out.push_back(vectorTensor(m + "down.bias", b.mlpDownBias));
+    const std::string p = "blocks." + std::to_string(k) + ".";
+    auto add = [&](const std::string& name, const std::vector<int64_t>& dims, const auto& x) {
+      if constexpr (isVector<decltype(x)>) {
+        Tensor t = vectorTensor(p + name, x);
+        if (dims.size() != 1) t.shape = dims;  // the conv weight: D_R x 1 x K
+        out.push_back(std::move(t));
+      } else {
+        out.push_back(matrixTensor(p + name, x));
+      }
+    };
+    forEachBlockTensor(model, add, b);
   }
   out.push_back(matrixTensor("readout.weight", model.readoutW));
   out.push_back(vectorTensor("readout.bias", model.readoutB));
@@ -621,34 +618,22 @@ HawkModel<double> hawkFromTensors(const TensorSource& tensors, const nlohmann::j
   m.maxSeqLen = meta.contains("max_seq_len") && !meta["max_seq_len"].is_null()
                     ? metaInt(meta, "max_seq_len", where)
                     : 0;
-  const int D = m.D, DR = m.DR, M = m.M;
+  const int D = m.D;
   m.embed = tensors.matrix("embed.weight", D, m.inputDim);
   m.embedBias = tensors.vector("embed.bias", D);
   const size_t count = metaArray(meta, "blocks", where).size();
   for (size_t k = 0; k < count; ++k) {
     const nlohmann::json& info = meta["blocks"][k];
-    const std::string r = "blocks." + std::to_string(k) + ".recurrent.";
-    const std::string p = "blocks." + std::to_string(k) + ".mlp.";
+    const std::string p = "blocks." + std::to_string(k) + ".";
     HawkBlock<double> b;
-    b.linearX = tensors.matrix(r + "linear_x.weight", DR, D);
-    b.linearXBias = tensors.vector(r + "linear_x.bias", DR);
-    b.convWeight = tensors.get(r + "conv_1d.weight", {DR, 1, m.convWidth}).data;
-    b.convBias = tensors.vector(r + "conv_1d.bias", DR);
-    b.aParam = tensors.vector(r + "rg_lru.a_param", DR);
-    b.aGate = tensors.matrix(r + "rg_lru.a_gate.weight", DR, DR);
-    b.aGateBias = tensors.vector(r + "rg_lru.a_gate.bias", DR);
-    b.inputGate = tensors.matrix(r + "rg_lru.input_gate.weight", DR, DR);
-    b.inputGateBias = tensors.vector(r + "rg_lru.input_gate.bias", DR);
-    b.linearY = tensors.matrix(r + "linear_y.weight", DR, D);
-    b.linearYBias = tensors.vector(r + "linear_y.bias", DR);
-    b.linearOut = tensors.matrix(r + "linear_out.weight", D, DR);
-    b.linearOutBias = tensors.vector(r + "linear_out.bias", D);
-    b.mlpGate = tensors.matrix(p + "gate.weight", M, D);
-    b.mlpGateBias = tensors.vector(p + "gate.bias", M);
-    b.mlpUp = tensors.matrix(p + "up.weight", M, D);
-    b.mlpUpBias = tensors.vector(p + "up.bias", M);
-    b.mlpDown = tensors.matrix(p + "down.weight", D, M);
-    b.mlpDownBias = tensors.vector(p + "down.bias", D);
+    auto read = [&](const std::string& name, const std::vector<int64_t>& dims, auto& x) {
+      if constexpr (isVector<decltype(x)>) {
+        x = tensors.get(p + name, dims).data;
+      } else {
+        x = tensors.matrix(p + name, static_cast<int>(dims[0]), static_cast<int>(dims[1]));
+      }
+    };
+    forEachBlockTensor(m, read, b);
     b.role = metaString(info, "role", where);
     b.mlpRole = metaString(info, "mlp_role", where);
     b.nfLayer = metaInt(info, "nf_layer", where);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/arch/sparse_ops.h"
 #include "core/util/error.h"
 
 namespace lsrl {
@@ -394,14 +395,14 @@ NfModel<Exact> compileNormalForm(const Graph& path) {
 // ---------------------------------------------------------------------------------
 // Conversion and forward pass
 
-namespace {
-
-std::vector<double> toDoubles(const EV& v) {
+std::vector<double> toDoubles(const ExactVector& v) {
   std::vector<double> out;
   out.reserve(v.size());
   for (const Exact& x : v) out.push_back(x.toDouble());
   return out;
 }
+
+namespace {
 
 std::vector<NfReluLayer<double>> toFloat(const std::vector<NfReluLayer<Exact>>& br) {
   std::vector<NfReluLayer<double>> out;
@@ -409,37 +410,9 @@ std::vector<NfReluLayer<double>> toFloat(const std::vector<NfReluLayer<Exact>>& 
   return out;
 }
 
-inline double relu(double x) { return x > 0 ? x : 0.0; }
-inline Exact relu(const Exact& x) { return x.sign() > 0 ? x : Exact(); }
-
-// out = M x + b
-template <class S, class Mat>
-std::vector<S> affine(const Mat& M, const std::vector<S>& x, const std::vector<S>& b) {
-  std::vector<S> out(b);
-  const auto& rs = M.rowStart();
-  const auto& ci = M.colIndex();
-  const auto& vs = M.values();
-  for (int r = 0; r < M.rows(); ++r) {
-    for (int64_t k = rs[static_cast<size_t>(r)]; k < rs[static_cast<size_t>(r) + 1]; ++k) {
-      out[static_cast<size_t>(r)] +=
-          vs[static_cast<size_t>(k)] * x[static_cast<size_t>(ci[static_cast<size_t>(k)])];
-    }
-  }
-  return out;
-}
-
-template <class S, class Mat>
-void addProduct(const Mat& M, const std::vector<S>& x, std::vector<S>& out) {
-  const auto& rs = M.rowStart();
-  const auto& ci = M.colIndex();
-  const auto& vs = M.values();
-  for (int r = 0; r < M.rows(); ++r) {
-    for (int64_t k = rs[static_cast<size_t>(r)]; k < rs[static_cast<size_t>(r) + 1]; ++k) {
-      out[static_cast<size_t>(r)] +=
-          vs[static_cast<size_t>(k)] * x[static_cast<size_t>(ci[static_cast<size_t>(k)])];
-    }
-  }
-}
+using arch_ops::addProduct;
+using arch_ops::affine;
+using arch_ops::relu;
 
 template <class S>
 std::vector<S> mlp(const std::vector<NfReluLayer<S>>& br, std::vector<S> z) {
@@ -483,11 +456,7 @@ std::vector<std::vector<S>> runNormalForm(const NfModel<S>& model,
   std::vector<std::vector<S>> outputs;
   outputs.reserve(tokens.size());
   for (size_t t = 0; t < tokens.size(); ++t) {
-    if (static_cast<int>(tokens[t].size()) != model.inputDim) {
-      throw Error("normal form: token " + std::to_string(t) + " has " +
-                  std::to_string(tokens[t].size()) + " features, expected " +
-                  std::to_string(model.inputDim));
-    }
+    arch_ops::requireTokenWidth("normal form", t, tokens[t], model.inputDim);
     std::vector<S> u = tokens[t];
     for (size_t l = 0; l < model.layers.size(); ++l) {
       const NfLayer<S>& L = model.layers[l];

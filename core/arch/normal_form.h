@@ -57,6 +57,9 @@ class FloatMatrix {
   std::vector<double> values_;
 };
 
+// The nearest doubles of exact entries.
+std::vector<double> toDoubles(const ExactVector& v);
+
 template <class S>
 struct NfTypes;
 template <>

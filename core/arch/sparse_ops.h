@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "core/arch/normal_form.h"
+#include "core/util/error.h"
 
 namespace lsrl::arch_ops {
 
@@ -41,6 +43,16 @@ std::vector<S> affine(const Mat& M, const std::vector<S>& x, const std::vector<S
   std::vector<S> out(b);
   addProduct(M, x, out);
   return out;
+}
+
+// Throws unless token t has `inputDim` features; `kind` names the model.
+template <class S>
+void requireTokenWidth(const std::string& kind, size_t t, const std::vector<S>& token,
+                       int inputDim) {
+  if (static_cast<int>(token.size()) != inputDim) {
+    throw Error(kind + ": token " + std::to_string(t) + " has " + std::to_string(token.size()) +
+                " features, expected " + std::to_string(inputDim));
+  }
 }
 
 }  // namespace lsrl::arch_ops

@@ -9,11 +9,13 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/compile/ir.h"
 #include "core/graph/graph.h"
+#include "core/util/error.h"
 
 namespace lsrl {
 
@@ -52,6 +54,24 @@ class CompileHistory {
   // The graph after `step` steps (0: the program as the compiler took it, its program
   // nodes only; stepCount(): the final path). Node ids are renumbered in Kahn order.
   virtual Graph graphAt(size_t step) const = 0;
+
+  // Raw access for saving (history_file.cpp), in the compiler's IR ids rather than
+  // graphAt's Kahn numbering. The defaults throw: a history that cannot be saved.
+  // The number of IR ids (every id a step or the initial graph refers to is below it).
+  virtual size_t idLimit() const { throw notSaveable(); }
+  // The graph the compile started from: every node alive at step 0 with its inputs
+  // (IR ids, ascending), and its output node.
+  virtual std::vector<std::pair<NodeId, std::vector<NodeId>>> initialInputs() const {
+    throw notSaveable();
+  }
+  virtual NodeId initialOutput() const { throw notSaveable(); }
+  // The payload of IR node `id` (op, dim, name, slice, matrices and vectors; no inputs),
+  // as graphAt shows it at any step where it is alive; nullopt for an id that never held
+  // a node. Costs only the conversion of that one node.
+  virtual std::optional<Node> payload(NodeId /*id*/) const { throw notSaveable(); }
+
+ private:
+  static Error notSaveable() { return Error("this compile history exposes no node payloads"); }
 };
 
 struct CompileResult {

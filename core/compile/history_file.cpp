@@ -1,9 +1,7 @@
 #include "core/compile/history_file.h"
 
 #include <algorithm>
-#include <functional>
 #include <optional>
-#include <queue>
 
 #include "core/compile/history.h"
 #include "core/io/json_util.h"
@@ -19,55 +17,14 @@ using nlohmann::json;
 
 constexpr std::string_view kFormatName = "lsrl-history";
 
-// ---------------------------------------------------------------------------------------
-// The IR state after some steps, replayed from the log alone (ids, liveness, inputs).
-
-struct ReplayState {
-  std::vector<char> alive;
-  std::vector<std::vector<NodeId>> inputs;
-  NodeId output = kNoNode;
-
-  void apply(const Step& s) {
-    for (NodeId id : s.nodesAdded) alive[static_cast<size_t>(id)] = 1;
-    for (NodeId id : s.nodesRemoved) {
-      alive[static_cast<size_t>(id)] = 0;
-      inputs[static_cast<size_t>(id)].clear();
-    }
-    for (const auto& [id, ins] : s.inputsSet) inputs[static_cast<size_t>(id)] = ins;
-    output = s.outputAfter;
-  }
-
-  // Kahn order, smallest id first (as CompileHistory::graphAt numbers its nodes).
-  std::vector<NodeId> kahnOrder() const {
-    const size_t n = alive.size();
-    std::vector<std::vector<NodeId>> succ(n);
-    std::vector<int> remaining(n, 0);
-    std::priority_queue<NodeId, std::vector<NodeId>, std::greater<>> ready;
-    for (size_t v = 0; v < n; ++v) {
-      if (!alive[v]) continue;
-      std::vector<NodeId> distinct = inputs[v];
-      std::sort(distinct.begin(), distinct.end());
-      distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-      remaining[v] = static_cast<int>(distinct.size());
-      for (NodeId x : distinct) succ[static_cast<size_t>(x)].push_back(static_cast<NodeId>(v));
-      if (distinct.empty()) ready.push(static_cast<NodeId>(v));
-    }
-    std::vector<NodeId> order;
-    while (!ready.empty()) {
-      const NodeId u = ready.top();
-      ready.pop();
-      order.push_back(u);
-      for (NodeId v : succ[static_cast<size_t>(u)]) {
-        if (--remaining[static_cast<size_t>(v)] == 0) ready.push(v);
-      }
-    }
-    return order;
-  }
-};
-
-NodeId largestId(const Graph& program, const std::vector<Step>& steps) {
-  NodeId top = static_cast<NodeId>(program.nodeCount()) - 1;
+NodeId largestId(const std::vector<std::pair<NodeId, std::vector<NodeId>>>& initialInputs,
+                 NodeId initialOutput, const std::vector<Step>& steps) {
+  NodeId top = initialOutput;
   auto see = [&top](NodeId id) { top = std::max(top, id); };
+  for (const auto& [id, ins] : initialInputs) {
+    see(id);
+    for (NodeId x : ins) see(x);
+  }
   for (const Step& s : steps) {
     for (NodeId id : s.nodesAdded) see(id);
     for (NodeId id : s.nodesRemoved) see(id);
@@ -80,82 +37,22 @@ NodeId largestId(const Graph& program, const std::vector<Step>& steps) {
   return top;
 }
 
-// The payload part of a node (no inputs, group or flags): what CompileHistory keeps.
-Node payloadOf(const Node& n, NodeId irId) {
-  Node p;
-  p.id = irId;
-  p.op = n.op;
-  p.dim = n.dim;
-  p.name = n.name;
-  p.slice = n.slice;
-  p.A = n.A;
-  p.B = n.B;
-  p.b = n.b;
-  p.init = n.init;
-  p.bias = n.bias;
-  return p;
-}
-
-// Every payload the log needs, by IR id. A node is read from graphAt at one step of its
-// lifetime; the steps are chosen greedily (fewest that meet every lifetime).
-std::vector<std::optional<Node>> collectPayloads(const Graph& program, const CompileResult& r,
-                                                 ReplayState& initial) {
-  const std::vector<Step>& steps = r.steps;
-  const size_t limit = static_cast<size_t>(largestId(program, steps)) + 1;
-  initial.alive.assign(limit, 0);
-  initial.inputs.assign(limit, {});
-  for (NodeId id : program.programNodes()) {
-    initial.alive[static_cast<size_t>(id)] = 1;
-    initial.inputs[static_cast<size_t>(id)] = program.node(id).inputs;
+// Which IR ids need a payload in the file: the nodes alive at step 0 and every node a
+// step adds. The size of the vector is the file's id_limit.
+std::vector<char> neededPayloads(
+    const CompileHistory& history,
+    const std::vector<std::pair<NodeId, std::vector<NodeId>>>& initialInputs, NodeId initialOutput,
+    const std::vector<Step>& steps) {
+  const size_t limit = static_cast<size_t>(largestId(initialInputs, initialOutput, steps)) + 1;
+  if (limit > history.idLimit())
+    throw Error("history: the step log refers to node " + std::to_string(limit - 1) +
+                ", but the history holds only " + std::to_string(history.idLimit()) + " node ids");
+  std::vector<char> needed(limit, 0);
+  for (const auto& [id, ins] : initialInputs) needed[static_cast<size_t>(id)] = 1;
+  for (const Step& s : steps) {
+    for (NodeId id : s.nodesAdded) needed[static_cast<size_t>(id)] = 1;
   }
-  initial.output = program.output();
-
-  // Lifetimes [born, last] in steps (graphAt(k) for born <= k <= last shows the node).
-  const long long never = -1;
-  std::vector<long long> born(limit, never), last(limit, static_cast<long long>(steps.size()));
-  for (size_t id = 0; id < limit; ++id) {
-    if (initial.alive[id]) born[id] = 0;
-  }
-  for (size_t k = 0; k < steps.size(); ++k) {
-    for (NodeId id : steps[k].nodesAdded)
-      born[static_cast<size_t>(id)] = static_cast<long long>(k) + 1;
-    for (NodeId id : steps[k].nodesRemoved)
-      last[static_cast<size_t>(id)] = static_cast<long long>(k);
-  }
-  std::vector<size_t> byEnd;
-  for (size_t id = 0; id < limit; ++id) {
-    if (born[id] != never) byEnd.push_back(id);
-  }
-  std::sort(byEnd.begin(), byEnd.end(), [&last](size_t a, size_t b) { return last[a] < last[b]; });
-  std::vector<long long> checkpoints;
-  for (size_t id : byEnd) {
-    if (checkpoints.empty() || born[id] > checkpoints.back()) checkpoints.push_back(last[id]);
-  }
-
-  std::vector<std::optional<Node>> payloads(limit);
-  ReplayState state = initial;
-  size_t applied = 0;
-  for (long long c : checkpoints) {
-    while (applied < static_cast<size_t>(c)) state.apply(steps[applied++]);
-    const std::vector<NodeId> order = state.kahnOrder();
-    const Graph g = r.history->graphAt(static_cast<size_t>(c));
-    if (g.nodeCount() != order.size())
-      throw Error("history: the step log gives " + std::to_string(order.size()) +
-                  " nodes at step " + std::to_string(c) + ", but graphAt gives " +
-                  std::to_string(g.nodeCount()));
-    for (size_t i = 0; i < order.size(); ++i) {
-      const NodeId id = order[i];
-      const Node& n = g.node(static_cast<NodeId>(i));
-      // The log and graphAt must agree on the edges, or the ids would be mismatched.
-      std::vector<NodeId> ins;
-      for (NodeId x : n.inputs) ins.push_back(order[static_cast<size_t>(x)]);
-      if (ins != state.inputs[static_cast<size_t>(id)])
-        throw Error("history: the step log and graphAt disagree on the inputs of node " +
-                    std::to_string(id) + " at step " + std::to_string(c));
-      if (!payloads[static_cast<size_t>(id)]) payloads[static_cast<size_t>(id)] = payloadOf(n, id);
-    }
-  }
-  return payloads;
+  return needed;
 }
 
 json idPairs(const std::vector<std::pair<NodeId, NodeId>>& edges) {
@@ -466,8 +363,10 @@ void saveHistoryFile(const std::string& path, const Graph& program, const Compil
     throw Error("cannot save a history to \"" + path + "\": the compile recorded " +
                 std::to_string(result.steps.size()) + " steps but its history has " +
                 std::to_string(result.history->stepCount()));
-  ReplayState initial;
-  const std::vector<std::optional<Node>> payloads = collectPayloads(program, result, initial);
+  const auto initialInputs = result.history->initialInputs();
+  const NodeId initialOutput = result.history->initialOutput();
+  const std::vector<char> needed =
+      neededPayloads(*result.history, initialInputs, initialOutput, result.steps);
 
   SidecarWriter writer(sidecarMinEntries);
   json doc;
@@ -477,15 +376,18 @@ void saveHistoryFile(const std::string& path, const Graph& program, const Compil
   doc["conductor"] = program.conductor();
   doc["source"] = {{"name", source.name.empty() ? json(nullptr) : json(source.name)},
                    {"hash", source.hash.empty() ? json(nullptr) : json(source.hash)}};
-  doc["id_limit"] = payloads.size();
-  std::vector<std::pair<NodeId, std::vector<NodeId>>> initialInputs;
-  for (size_t id = 0; id < initial.alive.size(); ++id) {
-    if (initial.alive[id]) initialInputs.emplace_back(static_cast<NodeId>(id), initial.inputs[id]);
-  }
-  doc["initial"] = {{"inputs", inputLists(initialInputs)}, {"output", initial.output}};
+  doc["id_limit"] = needed.size();
+  doc["initial"] = {{"inputs", inputLists(initialInputs)}, {"output", initialOutput}};
+  // Each payload is read once from the history's archive and written at once (time and
+  // memory proportional to the file, not to the graphs at every step).
   json list = json::array();
-  for (const auto& p : payloads) {
-    if (p) list.push_back(payloadToJson(*p, writer));
+  for (size_t id = 0; id < needed.size(); ++id) {
+    if (!needed[id]) continue;
+    const std::optional<Node> payload = result.history->payload(static_cast<NodeId>(id));
+    if (!payload)
+      throw Error("history: node " + std::to_string(id) +
+                  " is used by the step log but has no payload in the history");
+    list.push_back(payloadToJson(*payload, writer));
   }
   doc["payloads"] = std::move(list);
   json steps = json::array();

@@ -24,8 +24,9 @@ struct HistorySource {
 };
 
 // Saves the history of `result`, a compile of `program` run with replayableHistory (and
-// recordHistory). The payloads are read back from result.history at as few steps as
-// cover every node's lifetime. Both files are written atomically.
+// recordHistory). Each payload is read once from result.history's archive
+// (CompileHistory::payload), so saving costs time proportional to the file. Both files are
+// written atomically.
 void saveHistoryFile(const std::string& path, const Graph& program, const CompileResult& result,
                      const HistorySource& source = {},
                      size_t sidecarMinEntries = kDefaultSidecarMinEntries);

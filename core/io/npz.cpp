@@ -319,13 +319,7 @@ std::string npzToBytes(const TensorFile& file) {
 }
 
 void writeNpz(const std::string& path, const TensorFile& file) {
-  std::string bytes;
-  try {
-    bytes = npzToBytes(file);
-  } catch (const Error& e) {
-    throw Error("writing \"" + path + "\": " + e.what());
-  }
-  writeFileAtomically(path, bytes);
+  writeTensorFile(path, file, npzToBytes);
 }
 
 TensorFile npzFromBytes(std::string_view bytes, const std::string& source) {

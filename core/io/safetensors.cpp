@@ -76,13 +76,7 @@ std::string safetensorsToBytes(const TensorFile& file) {
 }
 
 void writeSafetensors(const std::string& path, const TensorFile& file) {
-  std::string bytes;
-  try {
-    bytes = safetensorsToBytes(file);
-  } catch (const Error& e) {
-    throw Error("writing \"" + path + "\": " + e.what());
-  }
-  writeFileAtomically(path, bytes);
+  writeTensorFile(path, file, safetensorsToBytes);
 }
 
 TensorFile safetensorsFromBytes(std::string_view bytes, const std::string& source) {

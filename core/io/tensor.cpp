@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/io/json_util.h"
+#include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
 namespace lsrl {
@@ -118,6 +119,17 @@ std::vector<double> decodeTensorData(std::string_view bytes, Tensor::DType dtype
     }
   }
   return data;
+}
+
+void writeTensorFile(const std::string& path, const TensorFile& file,
+                     std::string (*toBytes)(const TensorFile&)) {
+  std::string bytes;
+  try {
+    bytes = toBytes(file);
+  } catch (const Error& e) {
+    throw Error("writing \"" + path + "\": " + e.what());
+  }
+  writeFileAtomically(path, bytes);
 }
 
 }  // namespace lsrl

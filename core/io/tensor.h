@@ -50,4 +50,9 @@ void appendTensorData(const Tensor& tensor, std::string& out);
 // Decodes `count` little-endian values of `dtype` from `bytes` (at least count*size long).
 std::vector<double> decodeTensorData(std::string_view bytes, Tensor::DType dtype, uint64_t count);
 
+// Writes `toBytes(file)` to `path` atomically (core/util/atomic_file.h); an encoding error
+// is rethrown as lsrl::Error naming the path, and then nothing is written.
+void writeTensorFile(const std::string& path, const TensorFile& file,
+                     std::string (*toBytes)(const TensorFile&));
+
 }  // namespace lsrl

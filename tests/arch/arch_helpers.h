@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <initializer_list>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "common/error_of.h"
+#include "common/matrix_literals.h"
 #include "core/arch/normal_form.h"
 #include "core/arch/targets.h"
 #include "core/graph/builder.h"
@@ -18,17 +20,10 @@
 
 namespace lsrl::testing_arch {
 
-inline ExactMatrix mat(std::initializer_list<std::initializer_list<Exact>> rows) {
-  std::vector<ExactVector> dense;
-  int cols = 0;
-  for (const auto& r : rows) {
-    dense.emplace_back(r);
-    cols = static_cast<int>(r.size());
-  }
-  return ExactMatrix::fromDense(dense, cols);
-}
+using testing_common::mat;
+using testing_common::vec;
 
-inline ExactVector vec(std::initializer_list<Exact> v) { return ExactVector(v); }
+using testing_common::errorOf;
 
 // Small rationals: {-1, -1/2, 0, 0, 1/2, 1} (zeros twice as likely, for sparsity).
 inline Exact smallEntry(std::mt19937& rng) {
@@ -63,16 +58,6 @@ inline ExactSequence randomTokens(std::mt19937& rng, int T, int d) {
   return out;
 }
 
-inline FloatSequence toFloats(const ExactSequence& xs) {
-  FloatSequence out;
-  for (const ExactVector& v : xs) {
-    FloatVector f;
-    for (const Exact& e : v) f.push_back(e.toDouble());
-    out.push_back(f);
-  }
-  return out;
-}
-
 // Runs `target` built from `g` against the path itself on `tokens`: exact outputs
 // identical, float64 outputs within 1e-9 (relative to max(1, |value|)).
 inline void expectTargetMatches(const Graph& g, Target target, const ExactSequence& tokens,
@@ -88,8 +73,8 @@ inline void expectTargetMatches(const Graph& g, Target target, const ExactSequen
     EXPECT_EQ(got[t], want[t]) << "exact, token " << t;
   }
   FloatExecutor fx(g);
-  const FloatSequence fwant = fx.run(toFloats(tokens));
-  const FloatSequence fgot = model.runFloat(toFloats(tokens));
+  const FloatSequence fwant = fx.run(floatTokens(tokens));
+  const FloatSequence fgot = model.runFloat(floatTokens(tokens));
   ASSERT_EQ(fgot.size(), fwant.size());
   for (size_t t = 0; t < fwant.size(); ++t) {
     ASSERT_EQ(fgot[t].size(), fwant[t].size());

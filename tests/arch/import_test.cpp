@@ -19,20 +19,11 @@ namespace lsrl {
 namespace {
 
 using testing_arch::allTargetConfigs;
+using testing_arch::errorOf;
 using testing_arch::mat;
 using testing_arch::randomTokens;
 using testing_arch::TargetConfig;
-using testing_arch::toFloats;
 using testing_arch::vec;
-
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return {};
-}
 
 // Two LinStates, ReLUs and a Multi with signed halves (the same shape as §1.3's example).
 Graph program() {
@@ -69,7 +60,7 @@ TEST(ArchImport, EveryTargetRoundTripsBitIdentically) {
   std::mt19937 rng(31);
   for (const Graph& g : {program(), multiFree()}) {
     const int d = g.node(g.input()).dim;
-    const FloatSequence tokens = toFloats(randomTokens(rng, 14, d));
+    const FloatSequence tokens = floatTokens(randomTokens(rng, 14, d));
     for (const TargetConfig& c : allTargetConfigs(14)) {
       SCOPED_TRACE(c.label);
       if ((c.target == Target::LinearRnn || c.target == Target::Rnn) && firstMulti(g) != kNoNode) {
@@ -103,7 +94,7 @@ TEST(ArchImport, ThroughAFile) {
   const FloatTargetModel back = readTargetModel(path);
   std::filesystem::remove(path);
   std::mt19937 rng(32);
-  const FloatSequence tokens = toFloats(randomTokens(rng, 9, 2));
+  const FloatSequence tokens = floatTokens(randomTokens(rng, 9, 2));
   EXPECT_EQ(back.run(tokens), m.runFloat(tokens));
 }
 

@@ -23,7 +23,6 @@ namespace {
 using testing_arch::allTargetConfigs;
 using testing_arch::mat;
 using testing_arch::randomTokens;
-using testing_arch::toFloats;
 using testing_arch::vec;
 
 std::string shellQuote(const std::string& s) {
@@ -60,7 +59,7 @@ TEST(ArchNumpyReference, EveryTargetMatchesAnIndependentNumpyForwardPass) {
   std::filesystem::create_directories(dir);
   const Graph g = program();
   std::mt19937 rng(41);
-  const FloatSequence tokens = toFloats(randomTokens(rng, 14, 2));
+  const FloatSequence tokens = floatTokens(randomTokens(rng, 14, 2));
   nlohmann::json manifest = nlohmann::json::array();
   int i = 0;
   for (const auto& c : allTargetConfigs(14)) {

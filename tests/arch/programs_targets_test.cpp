@@ -31,7 +31,6 @@ namespace {
 
 using testing_arch::allTargetConfigs;
 using testing_arch::TargetConfig;
-using testing_arch::toFloats;
 
 constexpr double kFloatTolerance = 1e-9;        // relative to max(1, |value|)
 constexpr double kLargestFloatBound = 1 << 20;  // see above
@@ -68,7 +67,7 @@ void expectProgramTargets(const std::string& what, const Graph& program,
   std::vector<FloatSequence> fwant;
   for (const ExactSequence& in : inputs) {
     want.push_back(ex.run(in));
-    fwant.push_back(fx.run(toFloats(in)));
+    fwant.push_back(fx.run(floatTokens(in)));
   }
   for (const TargetConfig& c : allTargetConfigs(T, lo, hi)) {
     SCOPED_TRACE(c.label);
@@ -84,9 +83,9 @@ void expectProgramTargets(const std::string& what, const Graph& program,
     double worst = 0;
     for (size_t i = 0; i < inputs.size(); ++i) {
       EXPECT_EQ(model.run(inputs[i]), want[i]) << "exact, input " << i;
-      const FloatSequence got = model.runFloat(toFloats(inputs[i]));
+      const FloatSequence got = model.runFloat(floatTokens(inputs[i]));
       ASSERT_EQ(got.size(), want[i].size());
-      EXPECT_EQ(back.run(toFloats(inputs[i])), got) << "safetensors round trip, input " << i;
+      EXPECT_EQ(back.run(floatTokens(inputs[i])), got) << "safetensors round trip, input " << i;
       for (size_t t = 0; t < got.size(); ++t) {
         for (size_t j = 0; j < got[t].size(); ++j) {
           const double w = fwant[i][t][j];

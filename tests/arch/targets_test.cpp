@@ -16,17 +16,9 @@
 namespace lsrl {
 namespace {
 
+using testing_arch::errorOf;
 using testing_arch::mat;
 using testing_arch::vec;
-
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return {};
-}
 
 TEST(ArchTargets, NamesRoundTrip) {
   const std::vector<std::string> names = {

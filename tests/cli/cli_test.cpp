@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/cli_test_util.h"
 #include "core/programs/prompts.h"
 
 namespace lsrl::cli {
@@ -15,35 +16,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
+using test::lsrl;
+using test::Result;
 
-Result lsrl(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = runCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-class CliTest : public ::testing::Test {
+class CliTest : public test::CliFixture {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("lsrl_cli_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  void write(const std::string& name, const std::string& text) const {
-    std::ofstream(path(name)) << text;
-  }
   static nlohmann::json json(const std::string& text) { return nlohmann::json::parse(text); }
-
-  fs::path dir_;
 };
 
 TEST_F(CliTest, HelpForEverySubcommand) {

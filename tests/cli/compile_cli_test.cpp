@@ -1,20 +1,14 @@
 // `lsrl compile`, `lsrl run MODEL.json` and `lsrl export`: compiled models run like their
 // programs, exports read back with the core/io readers, and Ctrl-C leaves no files.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <thread>
 
-#include "app/cli/cli.h"
+#include "cli/cli_test_util.h"
 #include "core/arch/targets.h"
 #include "core/compile/history_file.h"
 #include "core/io/model_file.h"
@@ -22,38 +16,17 @@
 #include "core/io/safetensors.h"
 #include "core/util/atomic_file.h"
 
-extern char** environ;
-
 namespace lsrl::cli {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
+using test::lsrl;
+using test::Result;
 
-Result lsrl(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = runCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-class CompileCli : public ::testing::Test {
+class CompileCli : public test::CliFixture {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("lsrl_compile_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
   // Builds a program file and an input file for it (more_ones has no prompt builder: a
   // fixed bit sequence).
   void makeProgram(const std::string& name, const std::vector<std::string>& sets) {
@@ -80,8 +53,6 @@ class CompileCli : public ::testing::Test {
     const Result in = lsrl(prompt);
     ASSERT_EQ(in.code, 0) << in.err;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(CompileCli, CompiledModelRunsExactlyLikeTheProgram) {
@@ -233,22 +204,10 @@ TEST_F(CompileCli, CtrlCStopsWithExit130AndNoFiles) {
   // The plain algorithm in exact arithmetic on a long tok2tok: many seconds of compile.
   makeProgram("tok2tok", {"L=6", "conditional=direct"});
   const std::string model = path("m.json"), history = path("h.json"), log = path("err.txt");
-  std::vector<std::string> args = {
-      LSRL_CLI_BINARY, "compile", path("p.json"), "--backend", "exact", "--no-optimize",
-      "--history",     history,   "--progress",   "-o",        model};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
-  ASSERT_EQ(::kill(pid, SIGINT), 0);
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const int status =
+      test::runAndInterrupt({"compile", path("p.json"), "--backend", "exact", "--no-optimize",
+                             "--history", history, "--progress", "-o", model},
+                            std::chrono::milliseconds(2000), log);
   ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
   EXPECT_EQ(WEXITSTATUS(status), 130);
   const std::string err = readWholeFile(log);

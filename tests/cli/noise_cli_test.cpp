@@ -1,38 +1,22 @@
 // `lsrl noise`: the Fig. 4 experiment from the command line on tiny configurations, and
 // Ctrl-C handling in the real binary.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
-#include <thread>
 
-#include "app/cli/cli.h"
-
-extern char** environ;
+#include "cli/cli_test_util.h"
 
 namespace lsrl::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result lsrl(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = runCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using test::lsrl;
+using test::Result;
 
 std::string readFile(const fs::path& p) {
   std::ifstream in(p);
@@ -47,20 +31,7 @@ size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-class NoiseCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("lsrl_noise_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  fs::path dir_;
-};
+using NoiseCli = test::CliFixture;
 
 TEST_F(NoiseCli, Tok2tokWritesCsvPlotAndSummary) {
   const Result r =
@@ -123,19 +94,10 @@ TEST_F(NoiseCli, BadArgumentsWriteNothing) {
 }
 
 TEST_F(NoiseCli, CtrlCStopsWithExit130AndNoFiles) {
-  const std::string csv = path("c.csv"), svg = path("c.svg");
-  std::vector<std::string> args = {
-      LSRL_CLI_BINARY, "noise", "tok2tok", "--set", "L=3", "--variants", "direct",
-      "--seeds",       "50",    "--quiet", "-o",    csv,   "--plot",     svg};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-  ASSERT_EQ(::kill(pid, SIGINT), 0);
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const std::string csv = path("c.csv"), svg = path("c.svg"), log = path("err.txt");
+  const int status = test::runAndInterrupt({"noise", "tok2tok", "--set", "L=3", "--variants",
+                                            "direct", "--seeds", "5000", "-o", csv, "--plot", svg},
+                                           std::chrono::milliseconds(500), log);
   ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
   EXPECT_EQ(WEXITSTATUS(status), 130);
   EXPECT_FALSE(fs::exists(csv));

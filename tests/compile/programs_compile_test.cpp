@@ -22,14 +22,17 @@ void report(const std::string& what, const CompileResult& r) {
             << ", non-zeros " << s.nonZeroParams << ", " << r.seconds * 1000 << " ms\n";
 }
 
-CompileResult compileBoth(const Graph& program, const std::string& what) {
+// Float64 and exact; `optimize` false is the plain paper algorithm (`--no-optimize`).
+CompileResult compileBoth(const Graph& program, const std::string& what, bool optimize = true) {
   CompileOptions f;
   f.backend = Backend::Float64;
+  f.optimize = optimize;
   const CompileResult rf = compile(program, f);
   report(what, rf);
   EXPECT_TRUE(isPath(rf.path)) << what;
   CompileOptions e;
   e.backend = Backend::Exact;
+  e.optimize = optimize;
   CompileResult re = compile(program, e);
   report(what, re);
   EXPECT_TRUE(isPath(re.path)) << what;
@@ -39,7 +42,6 @@ CompileResult compileBoth(const Graph& program, const std::string& what) {
 
 TEST(CompilePrograms, MoreOnes) {
   const Graph program = buildMoreOnes();
-  const CompileResult r = compileBoth(program, "more_ones");
   std::vector<ExactSequence> inputs;
   std::mt19937_64 rng(7);
   for (int k = 0; k < 3; ++k) {
@@ -47,7 +49,10 @@ TEST(CompilePrograms, MoreOnes) {
     for (int t = 0; t < 12; ++t) xs.push_back({Exact(uniformInt(rng, 0, 1))});
     inputs.push_back(xs);
   }
-  expectSameExact(program, r.path, inputs);
+  for (const bool optimize : {true, false}) {
+    const CompileResult r = compileBoth(program, "more_ones", optimize);
+    expectSameExact(program, r.path, inputs);
+  }
 }
 
 class CompileVariant : public ::testing::TestWithParam<Conditional> {};
@@ -58,8 +63,6 @@ TEST_P(CompileVariant, Vec2vec) {
   p.m = 1;
   p.conditional = GetParam();
   const Graph program = buildVec2vec(p);
-  const CompileResult r =
-      compileBoth(program, "vec2vec " + std::string(conditionalName(GetParam())));
   const int N = 3;
   std::vector<ExactSequence> inputs;
   std::mt19937_64 rng(11);
@@ -67,22 +70,16 @@ TEST_P(CompileVariant, Vec2vec) {
     const auto x = randomValidQuery(2, N, p.mu, rng);
     inputs.push_back(vec2vecInput(x, 2, 1, N, smoothTestFunction(2, 1, 100 + k)));
   }
-  expectSameExact(program, r.path, inputs);
-}
-
-// L = 3 where the compiled path is small enough for the CPU executor's size checks and a
-// fast test (step_optimized, multiplicative, multiplicative_optimized). The direct and
-// optimized variants compile, at L = 3, to paths with 3·10^5 and 6·10^4 states (3.2·10^11
-// and 1.9·10^10 dense parameters, as the reference compiler), beyond the executor's
-// checks: their outputs are checked at L = 1 on the compiler's sparse evaluator, and L = 3
-// is compiled in float64 only (exact takes ~20 s).
-int outputCheckLength(Conditional c) {
-  return (c == Conditional::Direct || c == Conditional::Optimized) ? 1 : 3;
+  for (const bool optimize : {true, false}) {
+    const CompileResult r =
+        compileBoth(program, "vec2vec " + std::string(conditionalName(GetParam())), optimize);
+    expectSameExact(program, r.path, inputs);
+  }
 }
 
 TEST_P(CompileVariant, Tok2tok) {
   Tok2tokParams p;
-  p.L = outputCheckLength(GetParam());
+  p.L = 3;
   p.conditional = GetParam();
   const Graph program = buildTok2tok(p);
   const CompileResult r = compileBoth(
@@ -92,18 +89,23 @@ TEST_P(CompileVariant, Tok2tok) {
     const Tok2tokCase c = randomDictionary(3, p.L, 5, seed);
     inputs.push_back(tok2tokInput(c.dictionary, c.query, p.L));
   }
-  expectSameExact(program, r.path, inputs, /*sparse=*/p.L == 1);
+  expectSameExact(program, r.path, inputs);
 }
 
-TEST_P(CompileVariant, Tok2tokL3Float64) {
+// The plain algorithm on tok2tok L = 3 builds paths of up to 3·10^5 states and 3.2·10^11
+// dense parameters (the reference's sizes): float64 only here (exact takes ~18 s).
+TEST_P(CompileVariant, Tok2tokL3PlainFloat64) {
   Tok2tokParams p;
   p.L = 3;
   p.conditional = GetParam();
   const Graph program = buildTok2tok(p);
   CompileOptions f;
   f.backend = Backend::Float64;
+  f.optimize = false;
+  f.recordHistory = false;
   const CompileResult r = compile(program, f);
-  report("tok2tok L=3 " + std::string(conditionalName(GetParam())), r);
+  report("tok2tok L=3 plain " + std::string(conditionalName(GetParam())), r);
+  EXPECT_EQ(r.ruleCounts.count("O1 compact"), 0u);
   EXPECT_TRUE(isPath(r.path));
   EXPECT_GT(r.debranchSteps, 0);
 }

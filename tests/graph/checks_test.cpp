@@ -6,6 +6,7 @@
 
 #include <functional>
 
+#include "common/error_of.h"
 #include "core/graph/builder.h"
 #include "core/graph/sugar.h"
 #include "core/util/error.h"
@@ -13,14 +14,7 @@
 namespace lsrl {
 namespace {
 
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using testing_common::errorOf;
 
 std::string listing(const std::vector<Problem>& ps) {
   std::string all;

@@ -1,6 +1,7 @@
 // The IR and the builder operators: ids, lowering shapes, orders, groups, errors.
 #include <gtest/gtest.h>
 
+#include "common/error_of.h"
 #include "core/graph/builder.h"
 #include "core/graph/stats.h"
 #include "core/util/error.h"
@@ -8,14 +9,7 @@
 namespace lsrl {
 namespace {
 
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using testing_common::errorOf;
 
 TEST(Graph, IdsAreCreationOrder) {
   Graph g;

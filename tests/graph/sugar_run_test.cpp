@@ -37,16 +37,6 @@ ExactSequence scalars(const std::vector<Exact>& xs) {
   return s;
 }
 
-FloatSequence toFloat(const ExactSequence& xs) {
-  FloatSequence out;
-  for (const ExactVector& v : xs) {
-    FloatVector f;
-    for (const Exact& e : v) f.push_back(e.toDouble());
-    out.push_back(f);
-  }
-  return out;
-}
-
 // Runs a scalar program on each input, exactly and in float64, and compares both with
 // the expected values (exactly, and to 1e-9).
 void expectScalarMap(int inWidth, const std::function<Var(const Var&)>& body,
@@ -57,7 +47,7 @@ void expectScalarMap(int inWidth, const std::function<Var(const Var&)>& body,
     ASSERT_EQ(out[t].size(), 1u);
     EXPECT_EQ(out[t][0], expected[t]) << "exact, token " << t;
   }
-  const FloatSequence fout = runFloat(inWidth, body, toFloat(tokens));
+  const FloatSequence fout = runFloat(inWidth, body, floatTokens(tokens));
   for (size_t t = 0; t < fout.size(); ++t) {
     EXPECT_NEAR(fout[t][0], expected[t].toDouble(), 1e-9) << "float64, token " << t;
   }
@@ -254,7 +244,7 @@ TEST(SugarRun, ForEachSemantics) {
   EXPECT_EQ(ex.run(tokens), expected);
   EXPECT_EQ(ex.run(tokens), expected);
   FloatExecutor fx(g);
-  EXPECT_EQ(fx.run(toFloat(tokens)), toFloat(expected));
+  EXPECT_EQ(fx.run(floatTokens(tokens)), floatTokens(expected));
   // A comparison against a state sees the state after this token's update.
   Graph g2;
   const Var in2 = Input(g2, 1);

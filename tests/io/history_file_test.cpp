@@ -92,6 +92,66 @@ INSTANTIATE_TEST_SUITE_P(Backends, HistoryFileRoundTrip,
                                   (info.param.optimize ? "_optimized" : "_plain");
                          });
 
+// The accessor saving uses: payloads by IR id, as the program (step 0) and the final
+// path (pathIds) show them, and the same after a save and load.
+// The payload fields (no id, inputs, group or flags) that differ; empty if none.
+std::string payloadDifference(const Node& a, const Node& b) {
+  std::string d;
+  auto check = [&d](bool same, const char* field) {
+    if (!same) d += std::string(d.empty() ? "" : ", ") + field;
+  };
+  check(a.op == b.op, "op");
+  check(a.dim == b.dim, "dim");
+  check(a.name == b.name, "name");
+  check(a.slice == b.slice, "slice");
+  check(a.A == b.A, "A");
+  check(a.B == b.B, "B");
+  check(a.b == b.b, "b");
+  check(a.init == b.init, "init");
+  check(a.bias == b.bias, "bias");
+  return d;
+}
+
+TEST_P(HistoryFileRoundTrip, PayloadsByIrIdMatchTheProgramAndThePath) {
+  Vec2vecParams p;
+  p.conditional = Conditional::Multiplicative;
+  const Graph program = buildVec2vec(p);
+  const CompileResult r = compileWithHistory(program, GetParam().backend, GetParam().optimize);
+  ASSERT_TRUE(r.history);
+  const CompileHistory& h = *r.history;
+  EXPECT_EQ(h.initialOutput(), program.output());
+  const auto initial = h.initialInputs();
+  EXPECT_EQ(initial.size(), program.programNodes().size());
+  for (const auto& [id, ins] : initial) {
+    EXPECT_EQ(ins, program.node(id).inputs) << "node " << id;
+    if (GetParam().backend == Backend::Exact) {
+      const auto payload = h.payload(id);
+      ASSERT_TRUE(payload) << "node " << id;
+      EXPECT_EQ(payloadDifference(*payload, program.node(id)), "") << "program node " << id;
+    }
+  }
+  ASSERT_EQ(r.pathIds.size(), r.path.nodeCount());
+  for (size_t k = 0; k < r.pathIds.size(); ++k) {
+    const auto payload = h.payload(r.pathIds[k]);
+    ASSERT_TRUE(payload) << "path node " << k;
+    EXPECT_EQ(payloadDifference(*payload, r.path.node(static_cast<NodeId>(k))), "")
+        << "path node " << k;
+  }
+  EXPECT_FALSE(h.payload(static_cast<NodeId>(h.idLimit())));
+
+  TempDir dir;
+  saveHistoryFile(dir.file("h.json"), program, r, {}, 8);
+  const LoadedHistory loaded = loadHistoryFile(dir.file("h.json"));
+  EXPECT_EQ(loaded.history->initialInputs(), initial);
+  for (NodeId id = 0; id < static_cast<NodeId>(loaded.history->idLimit()); ++id) {
+    const auto back = loaded.history->payload(id);
+    if (!back) continue;
+    const auto original = h.payload(id);
+    ASSERT_TRUE(original) << "node " << id;
+    EXPECT_EQ(payloadDifference(*back, *original), "") << "node " << id;
+  }
+}
+
 // tok2tok (L=3, direct) in float64: graphAt from a loaded file, timed (the budget is
 // 20 ms per call in a Release build; sanitizer builds only check the graphs).
 TEST(HistoryFile, Tok2tokGraphAtFromTheFileMatchesAndIsTimed) {

@@ -11,19 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "common/error_of.h"
 #include "core/graph/graph.h"
 #include "core/util/error.h"
 
 namespace lsrl::testing_io {
 
-inline std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using testing_common::errorOf;
 
 // EXPECT_THAT(text, HasSubstr(part)) without gmock.
 #define EXPECT_CONTAINS(text, part)                                        \

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error_of.h"
 #include "core/graph/graph.h"
 #include "core/programs/conditional.h"
 #include "core/programs/more_ones.h"
@@ -23,14 +24,7 @@ std::vector<std::string> opSequence(const Graph& g) {
   return ops;
 }
 
-std::string errorOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using testing_common::errorOf;
 
 TEST(Conditional, NamesRoundTrip) {
   const std::vector<std::string> names = {"direct", "optimized", "step_optimized", "multiplicative",

@@ -8,19 +8,13 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "common/error_of.h"
 #include "core/util/error.h"
 
 namespace lsrl {
 namespace {
 
-std::string errorOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using testing_common::errorOf;
 
 nlohmann::json referenceCases() {
   std::ifstream in(std::string(LSRL_TEST_DATA_DIR) + "/reference_cases.json");

@@ -4,22 +4,14 @@
 #include <initializer_list>
 #include <vector>
 
+#include "common/matrix_literals.h"
 #include "core/graph/graph.h"
 #include "core/run/executor.h"
 
 namespace lsrl::testing_run {
 
-inline ExactVector vec(std::initializer_list<Exact> v) { return ExactVector(v); }
-
-inline ExactMatrix mat(std::initializer_list<std::initializer_list<Exact>> rows) {
-  std::vector<ExactVector> dense;
-  int cols = 0;
-  for (const auto& r : rows) {
-    dense.emplace_back(r);
-    cols = static_cast<int>(r.size());
-  }
-  return ExactMatrix::fromDense(dense, cols);
-}
+using testing_common::mat;
+using testing_common::vec;
 
 // One-feature tokens from a list of numbers.
 inline FloatSequence scalarTokens(std::initializer_list<double> xs) {

@@ -1,0 +1,178 @@
+#include "app/cli/target_options.h"
+
+#include <string_view>
+
+#include "core/util/error.h"
+
+namespace lsrl::cli {
+
+namespace {
+
+const char* const kPositivity = "positivity";
+const char* const kBox = "box";
+const char* const kHorizon = "horizon";
+const char* const kGruUpdate = "gru-update";
+const char* const kStacked = "stacked";
+const char* const kHawkResidual = "hawk-residual";
+
+const std::vector<std::string>& optionNames() {
+  static const std::vector<std::string> names = {kPositivity, kGruUpdate, kBox,
+                                                 kHorizon,    kStacked,   kHawkResidual};
+  return names;
+}
+
+std::string targetText(Target t) { return "--target " + std::string(targetName(t)); }
+
+[[noreturn]] void notUsed(const std::string& option, Target t, const std::string& why) {
+  throw Error("--" + option + " does not apply to " + targetText(t) + ": " + why);
+}
+
+// "LO,HI": two numbers of the exact scalar grammar with LO <= HI.
+void parseBox(const std::string& text, ShiftOptions& shift) {
+  const size_t comma = text.find(',');
+  if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos)
+    throw Error("--box expects LO,HI (two numbers, e.g. -1,1), got \"" + text + "\"");
+  auto number = [&text](std::string_view part, const char* which) {
+    try {
+      return Exact::parse(part);
+    } catch (const Error& e) {
+      throw Error("--box: " + std::string(which) + " \"" + std::string(part) + "\" of \"" + text +
+                  "\" is not a number (" + e.what() + ")");
+    }
+  };
+  const std::string_view all(text);
+  shift.inputLo = number(all.substr(0, comma), "LO");
+  shift.inputHi = number(all.substr(comma + 1), "HI");
+  if (shift.inputHi < shift.inputLo)
+    throw Error("--box expects LO <= HI, got \"" + text + "\" (an empty box)");
+}
+
+bool parseOnOff(const std::string& option, const std::string& text) {
+  if (text == "on") return true;
+  if (text == "off") return false;
+  throw Error("--" + option + " expects on or off, got \"" + text + "\"");
+}
+
+}  // namespace
+
+std::vector<OptionSpec> targetOptionSpecs() {
+  return {
+      {kPositivity, "split|shift",
+       "rnn, gated-rnn, gru, lstm: non-negative states by split (default) or shift"},
+      {kGruUpdate, "paper|pytorch", "gru: state update (default pytorch: needs --box, --horizon)"},
+      {kBox, "LO,HI", "input box assumed by the shift and gru's pytorch update"},
+      {kHorizon, "T", "longest sequence for the shift, gru's pytorch update, hawk's conv"},
+      {kStacked, "", "gru, lstm: one stacked module, every layer padded to one size"},
+      {kHawkResidual, "on|off", "hawk: residual stream (default on)"},
+  };
+}
+
+TargetOptionValues targetOptionValues(const Args& args) {
+  TargetOptionValues values;
+  for (const std::string& name : optionNames()) {
+    if (args.has(name)) values[name] = args.get(name);
+  }
+  return values;
+}
+
+TargetOptions parseTargetOptions(Target target, const TargetOptionValues& values) {
+  auto given = [&values](const char* name) { return values.count(name) > 0; };
+  auto value = [&values](const char* name) { return values.at(name); };
+  TargetOptions o;
+  const bool positive = target == Target::Rnn || target == Target::GatedRnn ||
+                        target == Target::Gru || target == Target::Lstm;
+
+  if (given(kPositivity)) {
+    if (!positive)
+      notUsed(kPositivity, target, "only rnn, gated-rnn, gru and lstm have non-negative states");
+    const std::string p = value(kPositivity);
+    if (p == "split") {
+      o.positivity = Positivity::Split;
+    } else if (p == "shift") {
+      o.positivity = Positivity::Shift;
+    } else {
+      throw Error("--positivity expects split or shift, got \"" + p + "\"");
+    }
+  }
+  if (given(kGruUpdate)) {
+    if (target != Target::Gru) notUsed(kGruUpdate, target, "it sets the state update of gru");
+    const auto u = gruUpdateFromName(value(kGruUpdate));
+    if (!u) throw Error("--gru-update expects paper or pytorch, got \"" + value(kGruUpdate) + "\"");
+    o.gruUpdate = *u;
+  }
+  if (given(kStacked)) {
+    if (target != Target::Gru && target != Target::Lstm)
+      notUsed(kStacked, target, "only gru and lstm have a stacked form");
+    o.stacked = true;
+  }
+  if (given(kHawkResidual)) {
+    if (target != Target::Hawk) notUsed(kHawkResidual, target, "it is a hawk option");
+    o.hawkResidual = parseOnOff(kHawkResidual, value(kHawkResidual));
+  }
+
+  // Which of the box and the horizon this target with these options reads.
+  const bool shift = positive && o.positivity == Positivity::Shift;
+  const bool gruBound = target == Target::Gru && o.gruUpdate == GruUpdate::Pytorch;
+  const bool needsBox = shift || gruBound;
+  const std::string users =
+      "the box and horizon are read by --positivity shift, gru's pytorch update and (the "
+      "horizon only) hawk";
+  if (given(kBox)) {
+    if (!needsBox) notUsed(kBox, target, users);
+    parseBox(value(kBox), o.shift);
+  }
+  if (given(kHorizon)) {
+    if (!needsBox && target != Target::Hawk) notUsed(kHorizon, target, users);
+    o.shift.horizon = parseIntValue(value(kHorizon), "--horizon", 1, 1'000'000'000);
+  }
+  if (needsBox && (!given(kBox) || !given(kHorizon))) {
+    const std::string missing = !given(kBox) && !given(kHorizon) ? "--box LO,HI and --horizon T"
+                                : !given(kBox)                   ? "--box LO,HI"
+                                                                 : "--horizon T";
+    throw Error(targetText(target) +
+                (shift ? " with --positivity shift" : " with --gru-update pytorch (the default)") +
+                " needs " + missing + ": " +
+                (shift ? "the shift c is only valid for inputs in the box up to T steps"
+                       : "its bound K holds only for inputs in the box up to T steps; "
+                         "or use --gru-update paper, which needs neither"));
+  }
+  return o;
+}
+
+nlohmann::json targetOptionValuesToJson(const TargetOptionValues& values) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, text] : values) j[name] = text;
+  return j;
+}
+
+TargetOptionValues targetOptionValuesFromJson(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object())
+    throw Error(where + ": target_options: expected an object, got " + std::string(j.type_name()));
+  TargetOptionValues values;
+  for (const auto& [name, text] : j.items()) {
+    bool known = false;
+    for (const std::string& n : optionNames()) known = known || n == name;
+    if (!known) throw Error(where + ": target_options: unknown option \"" + name + "\"");
+    if (!text.is_string())
+      throw Error(where + ": target_options." + name + ": expected a string, got " + text.dump());
+    values[name] = text.get<std::string>();
+  }
+  return values;
+}
+
+TargetModel buildTargetFromCli(const Graph& path, Target target, const TargetOptions& options,
+                               const TargetOptionValues& values) {
+  try {
+    return buildTarget(path, target, options);
+  } catch (const Cancelled&) {
+    throw;
+  } catch (const Error& e) {
+    // hawk can only tell whether it needs a horizon once it sees the states.
+    if (target == Target::Hawk && values.count(kHorizon) == 0 &&
+        std::string_view(e.what()).find("horizon") != std::string_view::npos)
+      throw Error(std::string(e.what()) + "; set it with --horizon T");
+    throw;
+  }
+}
+
+}  // namespace lsrl::cli

@@ -1,0 +1,48 @@
+// The target-architecture options shared by `lsrl compile --target` and `lsrl export`:
+// the CLI face of core/arch's TargetOptions (targets.h, docs/architectures.md).
+//
+//   --positivity split|shift   rnn, gated-rnn, gru, lstm: §2.1 split or §2.2 shift
+//   --box LO,HI                input box (shift, gru's "pytorch" bound K)
+//   --horizon T                sequence horizon (shift, gru "pytorch", hawk's conv window)
+//   --gru-update paper|pytorch gru state update (§3.1)
+//   --stacked                  gru, lstm: one stacked module (§3.3)
+//   --hawk-residual on|off     hawk: residual stream (§5.1)
+//
+// The options are kept as the text given (TargetOptionValues), so that `lsrl compile` can
+// record them in the model file and `lsrl export` can parse them again with its own.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "app/cli/args.h"
+#include "core/arch/targets.h"
+
+namespace lsrl::cli {
+
+// Option name (without "--") -> value text; flags (--stacked) have the value "true".
+using TargetOptionValues = std::map<std::string, std::string>;
+
+// The OptionSpecs of the options above, for a command's CommandSpec.
+std::vector<OptionSpec> targetOptionSpecs();
+
+// The target options present in `args`.
+TargetOptionValues targetOptionValues(const Args& args);
+
+// Parses and checks the values for `target`: every value well-formed, every option one that
+// `target` uses, and the box and horizon given where the target needs them. Throws
+// lsrl::Error naming the option and expected vs got.
+TargetOptions parseTargetOptions(Target target, const TargetOptionValues& values);
+
+// As recorded in a model file's "compiled" metadata ("target_options"), and back; the
+// error names `where`.
+nlohmann::json targetOptionValuesToJson(const TargetOptionValues& values);
+TargetOptionValues targetOptionValuesFromJson(const nlohmann::json& j, const std::string& where);
+
+// buildTarget, with the CLI option to set added to errors about a missing horizon.
+TargetModel buildTargetFromCli(const Graph& path, Target target, const TargetOptions& options,
+                               const TargetOptionValues& values);
+
+}  // namespace lsrl::cli

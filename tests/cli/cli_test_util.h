@@ -1,0 +1,104 @@
+// Shared helpers of the `lsrl` command-line tests: the CLI run in-process through runCli
+// (same code as the binary), a fresh scratch folder per test, and the real binary started
+// and interrupted with Ctrl-C.
+#pragma once
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app/cli/cli.h"
+
+extern char** environ;
+
+namespace lsrl::cli::test {
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+inline Result lsrl(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  const int code = runCli(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+// Every test gets its own folder (named after its suite, the process and the test, so
+// parallel runs do not collide), removed afterwards.
+class CliFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::temp_directory_path() /
+           ("lsrl_" + std::string(info->test_suite_name()) + "_" + std::to_string(::getpid()) +
+            "_" + info->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(path(name)) << text;
+  }
+
+  std::filesystem::path dir_;
+};
+
+// Starts the real binary with `args` (stderr to `stderrPath` when not empty), sends it
+// SIGINT after `delay` and, with a stderr file, once the child has written to it; returns
+// its wait status; a failure to start, signal or wait is
+// reported to GoogleTest and returns -1.
+inline int runAndInterrupt(std::vector<std::string> args, std::chrono::milliseconds delay,
+                           const std::string& stderrPath = "") {
+  args.insert(args.begin(), LSRL_CLI_BINARY);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (!stderrPath.empty()) {
+    posix_spawn_file_actions_addopen(&actions, 2, stderrPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+  }
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) {
+    ADD_FAILURE() << "could not start " << argv[0];
+    return -1;
+  }
+  std::this_thread::sleep_for(delay);
+  // A slow machine (or a sanitizer build) may not have installed its SIGINT handler yet:
+  // wait until the child has written progress to stderr, which it does only after that.
+  if (!stderrPath.empty()) {
+    auto written = [&] {
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(stderrPath, ec);
+      return !ec && size > 0;
+    };
+    for (int i = 0; i < 1200 && !written(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (::kill(pid, SIGINT) != 0) ADD_FAILURE() << "could not send SIGINT";
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) {
+    ADD_FAILURE() << "waitpid failed";
+    return -1;
+  }
+  return status;
+}
+
+}  // namespace lsrl::cli::test
