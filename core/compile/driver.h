@@ -151,8 +151,11 @@ class Driver {
     while (debranchOnce()) {
       fold();
       // Compacting costs one pass over the graph: do it when the graph has grown by
-      // half since the last time, so that the passes add up to a small multiple of one.
-      if (g_.weight() > lastCompactWeight_ + lastCompactWeight_ / 2) compact();
+      // half (and by a minimum) since the last time, so that the passes add up to a small
+      // multiple of one and a rule whose small additions a compaction removes again
+      // cannot alternate with it.
+      if (g_.weight() > lastCompactWeight_ + std::max(lastCompactWeight_ / 2, kCompactMinGrowth))
+        compact();
     }
     fold();
     compact();
@@ -188,6 +191,7 @@ class Driver {
     }
   }
   static constexpr long long kProgressEvery = 256;
+  static constexpr long long kCompactMinGrowth = 64;
 
   CGraph<S>& g_;
   DriverOptions options_;

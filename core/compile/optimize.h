@@ -32,6 +32,9 @@ class Compactor {
     canonical_.assign(static_cast<size_t>(g_.idLimit()), {});
     for (NodeId n : order_) canonical_[static_cast<size_t>(n)] = firstOfValue(vn_.of(n));
     findDuplicates();
+    // Reader counts before the rewrite, which redirects readers while it runs.
+    readers_.assign(static_cast<size_t>(g_.idLimit()), 0);
+    for (NodeId n : order_) readers_[static_cast<size_t>(n)] = g_.outDegree(n);
     extra_.assign(static_cast<size_t>(g_.idLimit()), {});
     for (;;) {
       demandBackward();
@@ -62,7 +65,7 @@ class Compactor {
       // An identity Linear goes, unless its input has other readers: removing it would
       // branch the input again, undoing the bypass that the debranch rules put there.
       if (payload.op == Op::Linear && n != g_.output() && isIdentity(payload) && !anyDuplicate_ &&
-          g_.outDegree(g_.input0(n)) == 1) {
+          readers_[static_cast<size_t>(g_.input0(n))] == 1) {
         repl[i] = ins.front();
         continue;
       }
@@ -398,6 +401,7 @@ class Compactor {
   std::vector<NodeId> order_;
   std::vector<NodeId> original_;  // [node] -> itself, or the earlier node it duplicates
   bool anyDuplicate_ = false;
+  std::vector<int> readers_;                 // [node] -> distinct successors before the rewrite
   std::vector<std::vector<int>> canonical_;  // [node][component] -> first equal component
   std::vector<std::vector<char>> extra_;     // demands added for Multi inputs
   std::vector<std::vector<char>> demand_;
