@@ -157,18 +157,14 @@ class HistoryReader {
 
  private:
   [[noreturn]] void fail(const std::string& where, const std::string& what) const {
-    throw Error(path_ + (where.empty() ? "" : ": " + where) + ": " + what);
+    io::failAt(path_, where, what);
   }
   const json& member(const char* key) const {
     if (!doc_.contains(key)) fail("", std::string("missing key \"") + key + "\"");
     return doc_[key];
   }
   long long integer(const json& v, const std::string& where, long long lo, long long hi) const {
-    long long x = 0;
-    if (!io::jsonInteger(v, x) || x < lo || x > hi)
-      fail(where, "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
-                      ", got " + v.dump());
-    return x;
+    return io::integerAt(v, path_, where, lo, hi);
   }
   NodeId nodeId(const json& v, const std::string& where, bool allowNone = false) const {
     const long long x = integer(v, where, allowNone ? -1 : 0, static_cast<long long>(limit_) - 1);

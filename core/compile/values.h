@@ -79,7 +79,7 @@ class ValueTable {
   int label(std::vector<int> ids, std::vector<S> coefs) {
     return intern(Key{Kind::Label, std::move(ids), std::move(coefs)}, false, sc_.zero());
   }
-  // `terms` summed per id, sorted by id, zero sums dropped, written into key.
+  // `terms` summed per id, sorted by id, zero sums dropped, appended to ids and coefs.
   static void collapse(Terms& terms, std::vector<int>& ids, std::vector<S>& coefs) {
     std::sort(terms.begin(), terms.end(),
               [](const auto& x, const auto& y) { return x.first < y.first; });

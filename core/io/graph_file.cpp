@@ -207,7 +207,7 @@ class Loader {
 
  private:
   [[noreturn]] void fail(const std::string& where, const std::string& message) const {
-    throw Error(source_ + ": " + (where.empty() ? "" : where + ": ") + message);
+    io::failAt(source_, where, message);
   }
 
   static std::string at(const std::string& where, const char* key) {

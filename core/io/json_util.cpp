@@ -277,4 +277,19 @@ void exactValueError(const json& v, const std::string& where) {
               describeJson(v));
 }
 
+void failAt(const std::string& source, const std::string& where, const std::string& what) {
+  throw Error(source + ": " + (where.empty() ? "" : where + ": ") + what);
+}
+
+long long integerAt(const nlohmann::json& v, const std::string& source, const std::string& where,
+                    long long lo, long long hi) {
+  long long x = 0;
+  if (!jsonInteger(v, x) || x < lo || x > hi) {
+    failAt(source, where,
+           "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " +
+               v.dump());
+  }
+  return x;
+}
+
 }  // namespace lsrl::io

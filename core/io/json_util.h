@@ -32,4 +32,12 @@ bool tryExactFromJson(const nlohmann::json& v, Exact& out);
 // JSON integer -> long long when it is one (signed or unsigned within range).
 bool jsonInteger(const nlohmann::json& v, long long& out);
 
+// The loaders' error: lsrl::Error "<source>: <where>: <what>" (no "<where>: " when empty).
+[[noreturn]] void failAt(const std::string& source, const std::string& where,
+                         const std::string& what);
+// `v` when it is an integer in [lo, hi]; otherwise failAt(source, where, "expected an
+// integer in lo..hi, got v").
+long long integerAt(const nlohmann::json& v, const std::string& source, const std::string& where,
+                    long long lo, long long hi);
+
 }  // namespace lsrl::io

@@ -69,15 +69,11 @@ class ModelGraphReader {
 
  private:
   [[noreturn]] void fail(const std::string& where, const std::string& what) const {
-    throw Error(path_ + (where.empty() ? "" : ": " + where) + ": " + what);
+    io::failAt(path_, where, what);
   }
   static std::string at(size_t i) { return "nodes[" + std::to_string(i) + "]"; }
   long long integer(const json& v, const std::string& where, long long lo, long long hi) const {
-    long long x = 0;
-    if (!io::jsonInteger(v, x) || x < lo || x > hi)
-      fail(where, "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
-                      ", got " + v.dump());
-    return x;
+    return io::integerAt(v, path_, where, lo, hi);
   }
 
   // Appends node i; true for a short-form Slice (its matrix is built afterwards).

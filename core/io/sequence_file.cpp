@@ -76,7 +76,7 @@ class SequenceLoader {
 
  private:
   [[noreturn]] void fail(const std::string& where, const std::string& message) const {
-    throw Error(source_ + ": " + (where.empty() ? "" : where + ": ") + message);
+    io::failAt(source_, where, message);
   }
 
   ExactSequence sequence(const json& v, const std::string& where) {
