@@ -170,10 +170,11 @@ std::vector<int> linStateValues(const CGraph<S>& g, NodeId n, ValueNumbering<S>&
   const int d = node.dim;
   // Seed classes: what the row adds each step (input row and bias) and where it starts.
   std::vector<int> cls(static_cast<size_t>(d));
+  std::vector<int> drive(static_cast<size_t>(d));  // B·x + bias of each row, as a value
   for (int r = 0; r < d; ++r) {
     const size_t i = static_cast<size_t>(r);
-    const int drive = t.linear(rowTerms(node.B, r, in), node.bias[i]);
-    cls[i] = t.label({drive}, {node.init[i]});
+    drive[i] = t.linear(rowTerms(node.B, r, in), node.bias[i]);
+    cls[i] = t.label({drive[i]}, {node.init[i]});
   }
   // Refine by the state row summed per class until the class count is stable.
   auto count = [](std::vector<int> v) {
@@ -210,8 +211,7 @@ std::vector<int> linStateValues(const CGraph<S>& g, NodeId n, ValueNumbering<S>&
     repRow[i] = it->second;
     if (first) {
       const bool memoryless = node.A.rowStart[r] == node.A.rowStart[r + 1];
-      valueOfClass[cls[i]] =
-          memoryless ? t.linear(rowTerms(node.B, r, in), node.bias[i]) : t.fresh();
+      valueOfClass[cls[i]] = memoryless ? drive[i] : t.fresh();
     }
     values[i] = valueOfClass[cls[i]];
   }
