@@ -1,8 +1,10 @@
-// lsrl program NAME [--set key=value]... -o FILE.json
+// lsrl program NAME [--set key=value]... -o FILE.json [--layout]
 #include <ostream>
+#include <utility>
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/layout/dot_layout.h"
 #include "core/io/graph_file.h"
 #include "core/programs/program_registry.h"
 #include "core/util/error.h"
@@ -11,20 +13,27 @@ namespace lsrl::cli {
 
 int cmdProgram(const Argv& argv, std::ostream& out) {
   const CommandSpec spec{
-      "lsrl program NAME [--set key=value]... -o FILE.json",
+      "lsrl program NAME [--set key=value]... -o FILE.json [--layout]",
       "Builds one of the paper's programs (NAME: more_ones, vec2vec, tok2tok) and writes it as a\n"
       "graph file. Keys: n, m (vec2vec input/output dims), L (tok2tok key/value length),\n"
       "conditional (direct, optimized, step_optimized, multiplicative,\n"
       "multiplicative_optimized), mu (step scale, default 1000), lambda (large constant,\n"
-      "default 1e10). Values use the exact scalar grammar (e.g. 1e10, 1/3).",
+      "default 1e10). Values use the exact scalar grammar (e.g. 1e10, 1/3). --layout stores\n"
+      "the explorer's positions (a Graphviz dot layout, sugar groups collapsed) in the file.",
       {{"set", "key=value", "program parameter", true},
-       {"o", "FILE.json", "output graph file (written atomically)"}},
+       {"o", "FILE.json", "output graph file (written atomically)"},
+       {"layout", "", "store a dot layout of the graph in the file"}},
       1,
       1};
   const auto args = parseOrHelp(spec, argv, out);
   if (!args) return 0;
   if (!args->has("o")) throw Error("missing -o FILE.json (where to write the program)");
-  const Graph g = buildProgram(args->positional()[0], args->keyValues("set"));
+  Graph g = buildProgram(args->positional()[0], args->keyValues("set"));
+  if (args->has("layout")) {
+    LayoutResult layout = dotLayout(g);
+    g.layout() = std::move(layout.nodes);
+    g.groupLayout() = std::move(layout.groups);
+  }
   saveGraphFile(g, args->get("o"));
   out << "wrote " << args->get("o") << " (" << g.programNodes().size() << " nodes)\n";
   return 0;

@@ -127,9 +127,16 @@ class Checker {
   // Returns true when every input names a node.
   bool checkDangling(const Node& node) {
     bool ok = true;
-    for (NodeId p : node.inputs) {
+    for (size_t slot = 0; slot < node.inputs.size(); ++slot) {
+      const NodeId p = node.inputs[slot];
       if (exists(p)) continue;
       ok = false;
+      if (p == kNoNode) {  // an open slot left by the editor
+        add(ProblemKind::DanglingInput, node.id,
+            "Input " + std::to_string(slot) + " of " + label(node) +
+                " is not connected; connect a node to it.");
+        continue;
+      }
       add(ProblemKind::DanglingInput, node.id,
           label(node) + " takes node " + std::to_string(p) +
               " as input, but the graph has no such node (" + idRange() + ").");

@@ -14,7 +14,7 @@ enum class ProblemKind {
   NoInput,
   SecondInput,
   NoOutput,
-  DanglingInput,  // an input id that names no node
+  DanglingInput,  // an input id that names no node, or an unconnected input (kNoNode)
   Cycle,
   DimensionMismatch,
   MultiOddWidth,

@@ -58,7 +58,7 @@ const Node& Graph::node(NodeId id) const {
 
 Node& Graph::mutableNode(NodeId id) { return const_cast<Node&>(std::as_const(*this).node(id)); }
 
-NodeId Graph::append(Node n) {
+NodeId Graph::appendNode(Node n) {
   n.id = static_cast<NodeId>(nodes_.size());
   if (n.group == kNoGroup && !openGroups_.empty()) n.group = openGroups_.back();
   for (GroupId g : openGroups_) groups_[static_cast<size_t>(g)].nodes.push_back(n.id);
@@ -86,7 +86,7 @@ NodeId Graph::addInput(int dim, std::string name) {
   n.op = Op::Input;
   n.dim = dim;
   n.name = std::move(name);
-  return append(std::move(n));
+  return appendNode(std::move(n));
 }
 
 NodeId Graph::addLinear(NodeId x, ExactMatrix A, ExactVector b, std::string name) {
@@ -105,7 +105,7 @@ NodeId Graph::addLinear(NodeId x, ExactMatrix A, ExactVector b, std::string name
   n.A = std::move(A);
   n.b = std::move(b);
   n.name = std::move(name);
-  return append(std::move(n));
+  return appendNode(std::move(n));
 }
 
 NodeId Graph::addSlice(NodeId x, int start, int end, std::string name) {
@@ -126,7 +126,7 @@ NodeId Graph::addSlice(NodeId x, int start, int end, std::string name) {
   n.b = zerosVector(end - start);
   n.alwaysPositive = node(x).alwaysPositive;
   n.name = std::move(name);
-  return append(std::move(n));
+  return appendNode(std::move(n));
 }
 
 NodeId Graph::addReLU(NodeId x, std::string name) {
@@ -136,7 +136,7 @@ NodeId Graph::addReLU(NodeId x, std::string name) {
   n.inputs = {x};
   n.alwaysPositive = true;
   n.name = std::move(name);
-  return append(std::move(n));
+  return appendNode(std::move(n));
 }
 
 NodeId Graph::addLinState(NodeId x, ExactMatrix A, ExactMatrix B, ExactVector init,
@@ -164,7 +164,7 @@ NodeId Graph::addLinState(NodeId x, ExactMatrix A, ExactMatrix B, ExactVector in
   n.init = std::move(init);
   n.bias = std::move(bias);
   n.name = std::move(name);
-  return append(std::move(n));
+  return appendNode(std::move(n));
 }
 
 NodeId Graph::addConcat(std::vector<NodeId> xs, std::string name) {
@@ -185,7 +185,7 @@ NodeId Graph::addConcat(std::vector<NodeId> xs, std::string name) {
   n.inputs = std::move(xs);
   n.alwaysPositive = positive;
   n.name = std::move(name);
-  return append(std::move(n));
+  return appendNode(std::move(n));
 }
 
 NodeId Graph::addMulti(NodeId x, std::string name) {
@@ -200,7 +200,7 @@ NodeId Graph::addMulti(NodeId x, std::string name) {
   n.dim = w / 2;
   n.inputs = {x};
   n.name = std::move(name);
-  return append(std::move(n));
+  return appendNode(std::move(n));
 }
 
 void Graph::setOutput(NodeId id) {

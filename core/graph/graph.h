@@ -40,7 +40,8 @@ struct Node {
   NodeId id = kNoNode;
   Op op = Op::Input;
   int dim = 0;                  // output width
-  std::vector<NodeId> inputs;   // Concat: >= 1 (repeats allowed); Input: none; else 1
+  std::vector<NodeId> inputs;   // Concat: >= 1 (repeats allowed); Input: none; else 1.
+                                // kNoNode marks an unconnected slot (editor; invalid).
   std::string name;             // optional user-visible name
   bool alwaysPositive = false;  // value provably >= 0 in every entry
   GroupId group = kNoGroup;     // innermost sugar group that created the node
@@ -66,6 +67,7 @@ struct Group {
   GroupId parent = kNoGroup;
   std::vector<NodeId> nodes;  // every node created while the group was open
   NodeId output = kNoNode;
+  bool expanded = false;  // editor state: a collapsed group is drawn as one box
 };
 
 struct NodePosition {
@@ -124,15 +126,38 @@ class Graph {
 
   std::map<NodeId, NodePosition>& layout() { return layout_; }
   const std::map<NodeId, NodePosition>& layout() const { return layout_; }
+  // Centres of the boxes of (collapsed) groups.
+  std::map<GroupId, NodePosition>& groupLayout() { return groupLayout_; }
+  const std::map<GroupId, NodePosition>& groupLayout() const { return groupLayout_; }
+  Group& mutableGroup(GroupId id);
+
+  // ---- structural edits (the explorer's editor; each keeps ids consecutive) ----------
+  // Keeps the first `nodeCount` nodes and `groupCount` groups (the undo of an append).
+  // Layout entries of dropped items are erased; the output, group outputs and inputs
+  // naming a dropped node become kNoNode; member lists and open groups lose them.
+  void truncate(size_t nodeCount, size_t groupCount);
+  // Removes nodes and renumbers the rest in their order. Returns the old -> new id map
+  // (kNoNode for removed ids). A reader of a removed node keeps an unconnected slot
+  // (kNoNode), except a Concat, which loses the slot. Groups lose removed members; a
+  // group left without nodes is removed and later group ids move down (a child of a
+  // removed group moves to that group's parent). Layouts follow the new ids.
+  std::vector<NodeId> removeNodes(const std::vector<NodeId>& ids);
+  // Copies `fragment` to the end of this graph: every fragment node not in `bind` gets a
+  // new id (in fragment order), inputs are remapped through `bind` and the new ids
+  // (kNoNode stays unconnected), groups get new ids (nodes, parent, output remapped),
+  // and node and group layouts follow. The fragment's output is not used. Returns, per
+  // fragment node id, its id in this graph (bound nodes give their bound id).
+  std::vector<NodeId> append(const Graph& fragment, const std::map<NodeId, NodeId>& bind = {});
 
  private:
-  NodeId append(Node node);
+  NodeId appendNode(Node node);
 
   std::vector<Node> nodes_;
   std::vector<Group> groups_;
   std::vector<GroupId> openGroups_;
   NodeId output_ = kNoNode;
   std::map<NodeId, NodePosition> layout_;
+  std::map<GroupId, NodePosition> groupLayout_;
 };
 
 // RAII helper for sugar functions: opens a group, closes it with the result.

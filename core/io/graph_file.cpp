@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 #include <initializer_list>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <utility>
@@ -102,16 +103,29 @@ json groupToJson(const Group& gr) {
   if (gr.parent != kNoGroup) j["parent"] = gr.parent;
   j["nodes"] = gr.nodes;
   if (gr.output != kNoNode) j["output"] = gr.output;
+  if (gr.expanded) j["expanded"] = true;
   return j;
+}
+
+// {"<id>": [x, y]} of the entries naming an existing item (ids below `count`) with a
+// finite position (stale or unplaced entries are not saved).
+json positionsToJson(const std::map<int, NodePosition>& positions, size_t count) {
+  json out = json::object();
+  for (const auto& [id, pos] : positions) {
+    if (id < 0 || static_cast<size_t>(id) >= count) continue;
+    if (!std::isfinite(pos.x) || !std::isfinite(pos.y)) continue;
+    out[std::to_string(id)] = json::array({pos.x, pos.y});
+  }
+  return out;
 }
 
 // Key order of the saved text: the most telling keys first, then the rest by name.
 constexpr std::array<std::string_view, 8> kTopKeyOrder = {
     "format", "version", "conductor", "output", "nodes", "groups", "layout", "metadata"};
-constexpr std::array<std::string_view, 20> kKeyOrder = {
-    "id",    "op",     "function", "name",   "dim",    "inputs", "slice", "always_positive",
-    "group", "params", "parent",   "nodes",  "output", "A",      "B",     "b",
-    "init",  "bias",   "shape",    "entries"};
+constexpr std::array<std::string_view, 21> kKeyOrder = {
+    "id",    "op",     "function", "name",  "dim",    "inputs",   "slice", "always_positive",
+    "group", "params", "parent",   "nodes", "output", "expanded", "A",     "B",
+    "b",     "init",   "bias",     "shape", "entries"};
 
 template <size_t N>
 std::vector<json::const_iterator> orderedItems(const json& obj,
@@ -155,6 +169,33 @@ void writeCompact(const json& v, std::string& out) {
   }
 }
 
+// {"<id>": [x, y], ...} in numeric order of the ids, one per line, indented by `indent`.
+void writePositions(const json& v, const std::string& indent, std::string& out) {
+  if (v.empty()) {
+    out += "{}";
+    return;
+  }
+  std::vector<std::pair<long long, json::const_iterator>> items;
+  for (auto kv = v.begin(); kv != v.end(); ++kv) {
+    long long id = 0;
+    try {
+      id = std::stoll(kv.key());
+    } catch (...) {
+      id = LLONG_MAX;
+    }
+    items.emplace_back(id, kv);
+  }
+  std::stable_sort(items.begin(), items.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  out += "{\n";
+  for (size_t i = 0; i < items.size(); ++i) {
+    out += indent + "  " + json(items[i].second.key()).dump() + ": ";
+    writeCompact(items[i].second.value(), out);
+    out += i + 1 < items.size() ? ",\n" : "\n";
+  }
+  out += indent + "}";
+}
+
 // ---------------------------------------------------------------------------------------
 // Loading
 
@@ -178,7 +219,7 @@ class Loader {
       fail("",
            "expected a JSON object with \"format\": \"lsrl-graph\", got " + io::describeJson(doc_));
     }
-    checkHeader();
+    version_ = checkHeader();
     checkKeys(
         doc_, "", "a graph document",
         {"format", "version", "conductor", "nodes", "output", "groups", "layout", "metadata"});
@@ -255,7 +296,7 @@ class Loader {
     }
   }
 
-  void checkHeader() const {
+  long long checkHeader() const {
     auto f = doc_.find("format");
     if (f == doc_.end()) {
       fail("",
@@ -267,7 +308,10 @@ class Loader {
                          "; this is not an LSRL graph file");
     }
     auto v = doc_.find("version");
-    if (v == doc_.end()) fail("", "missing key \"version\" (the graph format version, 1)");
+    if (v == doc_.end()) {
+      fail("", "missing key \"version\" (the graph format version, " +
+                   std::to_string(kGraphFormatVersion) + ")");
+    }
     long long version = 0;
     if (!io::jsonInteger(*v, version)) {
       fail("version", "expected an integer, got " + io::describeJson(*v));
@@ -278,9 +322,10 @@ class Loader {
                           std::to_string(kGraphFormatVersion) + "); update LSRL Studio to open it");
     }
     if (version < 1) {
-      fail("version", std::to_string(version) + " is not a graph format version (expected " +
+      fail("version", std::to_string(version) + " is not a graph format version (expected 1.." +
                           std::to_string(kGraphFormatVersion) + ")");
     }
+    return version;
   }
 
   [[noreturn]] void valueError(const json& v, const std::string& where) const {
@@ -487,7 +532,7 @@ class Loader {
       n.inputs.reserve(it->size());
       for (size_t k = 0; k < it->size(); ++k) {
         n.inputs.push_back(
-            static_cast<NodeId>(integer((*it)[k], at(inputsAt, k), 0, INT_MAX, "node id")));
+            static_cast<NodeId>(integer((*it)[k], at(inputsAt, k), -1, INT_MAX, "node id")));
       }
     } else if (*op != Op::Input) {
       fail(where, "missing key \"inputs\" (" + what + " takes its input nodes from it)");
@@ -617,7 +662,8 @@ class Loader {
   void loadGroup(const json& v, size_t i) {
     const std::string where = at("groups", i);
     if (!v.is_object()) fail(where, "expected a group object, got " + io::describeJson(v));
-    checkKeys(v, where, "a group", {"id", "function", "params", "parent", "nodes", "output"});
+    checkKeys(v, where, "a group",
+              {"id", "function", "params", "parent", "nodes", "output", "expanded"});
     Group gr;
     const long long id = integer(require(v, "id", where), at(where, "id"), 0, INT_MAX, "group id");
     if (id != static_cast<long long>(i)) {
@@ -675,37 +721,72 @@ class Loader {
     if (auto p = v.find("output"); p != v.end()) {
       gr.output = existingNode(*p, at(where, "output"), true);
     }
+    if (auto p = v.find("expanded"); p != v.end()) {
+      if (!p->is_boolean()) {
+        fail(at(where, "expanded"), "expected true or false, got " + io::describeJson(*p));
+      }
+      gr.expanded = p->get<bool>();
+    }
     g_.addGroupUnchecked(std::move(gr));
   }
 
+  // Version 1: {"<node id>": [x, y]}. Version 2: {"nodes": {...}, "groups": {...}}.
   void loadLayout() {
     auto it = doc_.find("layout");
     if (it == doc_.end()) return;
-    if (!it->is_object()) {
-      fail("layout", "expected an object {\"<node id>\": [x, y]}, got " + io::describeJson(*it));
+    if (version_ < 2) {
+      if (!it->is_object()) {
+        fail("layout", "expected an object {\"<node id>\": [x, y]}, got " + io::describeJson(*it));
+      }
+      loadPositions(*it, "layout", "node", g_.nodeCount(), g_.layout());
+      return;
     }
-    for (auto kv = it->begin(); kv != it->end(); ++kv) {
-      const std::string where = "layout." + kv.key();
+    if (!it->is_object()) {
+      fail("layout",
+           "expected an object {\"nodes\": {\"<node id>\": [x, y]}, \"groups\": "
+           "{\"<group id>\": [x, y]}}, got " +
+               io::describeJson(*it));
+    }
+    checkKeys(*it, "layout", "the layout", {"nodes", "groups"});
+    for (const char* key : {"nodes", "groups"}) {
+      auto part = it->find(key);
+      if (part == it->end()) continue;
+      const bool nodes = std::string_view(key) == "nodes";
+      const std::string where = at("layout", key);
+      if (!part->is_object()) {
+        fail(where, std::string("expected an object {\"<") + (nodes ? "node" : "group") +
+                        " id>\": [x, y]}, got " + io::describeJson(*part));
+      }
+      if (nodes) {
+        loadPositions(*part, where, "node", g_.nodeCount(), g_.layout());
+      } else {
+        loadPositions(*part, where, "group", g_.groups().size(), g_.groupLayout());
+      }
+    }
+  }
+
+  void loadPositions(const json& obj, const std::string& where, const std::string& what,
+                     size_t count, std::map<int, NodePosition>& out) const {
+    for (auto kv = obj.begin(); kv != obj.end(); ++kv) {
       const std::string& key = kv.key();
+      const std::string keyAt = where + "." + key;
       long long id = -1;
       const bool digits =
           !key.empty() && key.size() <= 10 &&
           std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
       if (digits) id = std::stoll(key);
-      if (!digits || id >= static_cast<long long>(g_.nodeCount())) {
-        fail("layout", "key \"" + key + "\" is not the id of a node (the graph has " +
-                           std::to_string(g_.nodeCount()) + " nodes)");
+      if (!digits || id >= static_cast<long long>(count)) {
+        fail(where, "key \"" + key + "\" is not the id of a " + what + " (the graph has " +
+                        std::to_string(count) + " " + what + "s)");
       }
       const json& p = kv.value();
       if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number()) {
-        fail(where, "expected a position [x, y] of two numbers, got " + io::describeJson(p));
+        fail(keyAt, "expected a position [x, y] of two numbers, got " + io::describeJson(p));
       }
       const double x = p[0].get<double>();
       const double y = p[1].get<double>();
-      if (!std::isfinite(x) || !std::isfinite(y)) {
-        fail(where, "the position is not finite");
-      }
-      g_.layout()[static_cast<NodeId>(id)] = NodePosition{x, y};
+      if (!std::isfinite(x) || !std::isfinite(y)) fail(keyAt, "the position is not finite");
+      out[static_cast<int>(id)] = NodePosition{x, y};
     }
   }
 
@@ -713,6 +794,7 @@ class Loader {
   const std::string& source_;
   Graph g_;
   long long budget_ = 0;
+  long long version_ = kGraphFormatVersion;
   std::vector<GroupId> nodeGroups_;
   std::vector<NodeId> slices_;
   std::vector<NodeId> explicitSliceMatrix_;  // ascending
@@ -737,11 +819,10 @@ json graphToJson(const Graph& g, const json& metadata) {
     doc["groups"] = std::move(groups);
   }
   json layout = json::object();
-  for (const auto& [id, pos] : g.layout()) {
-    if (id < 0 || static_cast<size_t>(id) >= g.nodeCount()) continue;  // stale entry
-    if (!std::isfinite(pos.x) || !std::isfinite(pos.y)) continue;      // unplaced
-    layout[std::to_string(id)] = json::array({pos.x, pos.y});
-  }
+  json nodeLayout = positionsToJson(g.layout(), g.nodeCount());
+  json groupLayout = positionsToJson(g.groupLayout(), g.groups().size());
+  if (!nodeLayout.empty()) layout["nodes"] = std::move(nodeLayout);
+  if (!groupLayout.empty()) layout["groups"] = std::move(groupLayout);
   if (!layout.empty()) doc["layout"] = std::move(layout);
   if (!metadata.is_null()) doc["metadata"] = metadata;
   return doc;
@@ -784,26 +865,23 @@ std::string formatGraphDocument(const json& doc) {
       }
       out += "  ]";
     } else if (it.key() == "layout" && v.is_object() && !v.empty()) {
-      // Numeric order of the ids, one per line.
-      std::vector<std::pair<long long, json::const_iterator>> items;
-      for (auto kv = v.begin(); kv != v.end(); ++kv) {
-        long long id = 0;
-        try {
-          id = std::stoll(kv.key());
-        } catch (...) {
-          id = LLONG_MAX;
+      const bool nested =
+          std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_object(); });
+      if (nested) {  // version 2: {"nodes": {...}, "groups": {...}}
+        out += "{\n";
+        bool firstPart = true;
+        for (const char* part : {"nodes", "groups"}) {
+          auto p = v.find(part);
+          if (p == v.end()) continue;
+          if (!firstPart) out += ",\n";
+          firstPart = false;
+          out += "    " + json(part).dump() + ": ";
+          writePositions(*p, "    ", out);
         }
-        items.emplace_back(id, kv);
+        out += "\n  }";
+      } else {
+        writePositions(v, "  ", out);
       }
-      std::stable_sort(items.begin(), items.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
-      out += "{\n";
-      for (size_t i = 0; i < items.size(); ++i) {
-        out += "    " + json(items[i].second.key()).dump() + ": ";
-        writeCompact(items[i].second.value(), out);
-        out += i + 1 < items.size() ? ",\n" : "\n";
-      }
-      out += "  }";
     } else if (it.key() == "metadata") {
       std::string text = v.dump(2);
       for (size_t p = 0; (p = text.find('\n', p)) != std::string::npos; p += 3)

@@ -11,7 +11,9 @@
 
 namespace lsrl {
 
-constexpr int kGraphFormatVersion = 1;
+// 2: group "expanded" flags and group box positions ("layout": {"nodes", "groups"}).
+// Version 1 files load (their layout holds node positions only).
+constexpr int kGraphFormatVersion = 2;
 // Loading limit against absurd documents: the node widths plus the matrix rows of one
 // file may add up to at most this many (each costs memory before any check can run).
 constexpr long long kMaxGraphFileWidth = 1LL << 22;

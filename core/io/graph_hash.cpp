@@ -24,7 +24,11 @@ std::string fnv1a64Text(std::string_view bytes) {
 
 std::string graphHash(const Graph& g) {
   nlohmann::json doc = graphToJson(g);
+  // Editor state is not the program: positions and which groups are expanded.
   doc.erase("layout");
+  if (auto groups = doc.find("groups"); groups != doc.end()) {
+    for (auto& group : *groups) group.erase("expanded");
+  }
   return fnv1a64Text(formatGraphDocument(doc));
 }
 

@@ -15,8 +15,9 @@ uint64_t fnv1a64(std::string_view bytes);
 // "fnv1a64:" followed by 16 lowercase hex digits.
 std::string fnv1a64Text(std::string_view bytes);
 
-// The hash of the graph's saved text (docs/graph-format.md) without its layout, so that
-// moving nodes in the explorer does not change it: "fnv1a64:0123456789abcdef".
+// The hash of the graph's saved text (docs/graph-format.md) without its layout and the
+// groups' "expanded" flags, so that moving nodes or opening groups in the explorer does
+// not change it: "fnv1a64:0123456789abcdef".
 std::string graphHash(const Graph& g);
 
 }  // namespace lsrl

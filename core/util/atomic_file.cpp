@@ -68,6 +68,14 @@ void writeFileAtomically(const std::string& path, std::string_view content) {
   if (targetExists && S_ISDIR(target.st_mode)) {
     throw Error(what + ": it is a directory");
   }
+  // Replacing by rename would succeed over a read-only file (and root ignores modes), so
+  // a file marked read-only is refused explicitly, as editors do.
+  if (targetExists && S_ISREG(target.st_mode) &&
+      (target.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0) {
+    throw Error(what +
+                ": the file is read-only (no write permission for anyone); "
+                "make it writable or save under another name");
+  }
 
   TempFile temp(path + ".tmp-" + std::to_string(::getpid()) + "-" + randomSuffix());
   temp.fd() = ::open(temp.path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);

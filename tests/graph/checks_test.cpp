@@ -223,9 +223,9 @@ TEST(Checks, DanglingInputsAndOutput) {
   EXPECT_EQ(ps[1].message,
             "Concat node 1 takes node 7 as input, but the graph has no such node (it has 2 nodes, "
             "ids 0..1).");
-  EXPECT_EQ(ps[2].message,
-            "Concat node 1 takes node -1 as input, but the graph has no such node (it has 2 nodes, "
-            "ids 0..1).");
+  // -1 (kNoNode) is an open slot left by the editor.
+  EXPECT_EQ(ps[2].kind, ProblemKind::DanglingInput);
+  EXPECT_EQ(ps[2].message, "Input 2 of Concat node 1 is not connected; connect a node to it.");
 }
 
 TEST(Checks, CyclesNameTheirNodes) {

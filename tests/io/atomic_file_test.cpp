@@ -42,6 +42,19 @@ TEST(AtomicFile, KeepsThePermissionsOfTheReplacedFile) {
   EXPECT_EQ(st.st_mode & 0777, 0640u);
 }
 
+TEST(AtomicFile, RefusesAReadOnlyFileAndKeepsIt) {
+  // Holds for root too: the refusal looks at the mode bits, not at access().
+  TempDir dir;
+  const std::string path = dir.file("a.txt");
+  writeFileAtomically(path, "old");
+  ASSERT_EQ(::chmod(path.c_str(), 0444), 0);
+  const std::string error = errorOf([&] { writeFileAtomically(path, "new"); });
+  EXPECT_NE(error.find("read-only"), std::string::npos) << error;
+  EXPECT_NE(error.find(path), std::string::npos) << error;
+  EXPECT_EQ(readWholeFile(path), "old");
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"a.txt"});
+}
+
 TEST(AtomicFile, RelativePathInTheCurrentFolder) {
   TempDir dir;
   const auto old = std::filesystem::current_path();

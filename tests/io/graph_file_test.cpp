@@ -55,6 +55,8 @@ Graph handBuilt() {
   g.layout()[0] = {0.5, -1.25};
   g.layout()[3] = {1e-300, 12345.678901234567};
   g.layout()[static_cast<NodeId>(g.nodeCount() - 1)] = {-0.0, 1e300};
+  g.mutableGroup(1).expanded = true;
+  g.groupLayout()[0] = {-3.5, 7};
   return g;
 }
 
@@ -102,7 +104,7 @@ TEST(GraphFile, SavedTextFormat) {
   const Graph g = handBuilt();
   const json doc = graphToJson(g);
   EXPECT_EQ(doc["format"], "lsrl-graph");
-  EXPECT_EQ(doc["version"], 1);
+  EXPECT_EQ(doc["version"], 2);
   EXPECT_EQ(doc["conductor"], g.conductor());
   const json& lin = doc["nodes"][1];
   EXPECT_EQ(lin["op"], "Linear");
@@ -130,7 +132,10 @@ TEST(GraphFile, SavedTextFormat) {
   EXPECT_EQ(doc["groups"][0]["params"], json::parse(R"([["mu","1000"],["alpha","1/3"]])"));
   EXPECT_EQ(doc["groups"][1]["parent"], 0);
   EXPECT_FALSE(doc["groups"][0].contains("parent"));
-  EXPECT_EQ(doc["layout"]["0"], json::array({0.5, -1.25}));
+  EXPECT_EQ(doc["layout"]["nodes"]["0"], json::array({0.5, -1.25}));
+  EXPECT_EQ(doc["layout"]["groups"]["0"], json::array({-3.5, 7}));
+  EXPECT_FALSE(doc["groups"][0].contains("expanded"));  // collapsed is the default
+  EXPECT_EQ(doc["groups"][1]["expanded"], true);
   // One node per line, keys in a fixed order.
   const std::string text = graphToString(g);
   EXPECT_CONTAINS(text,
@@ -138,8 +143,11 @@ TEST(GraphFile, SavedTextFormat) {
                   "\"always_positive\": true},\n");
   EXPECT_CONTAINS(text,
                   "\n    {\"id\": 1, \"function\": \"f_inner\", \"params\": [[\"lambda\", "
-                  "\"10000000000\"]], \"parent\": 0, \"nodes\": [3], \"output\": 3}\n");
-  EXPECT_EQ(text.find("{\n  \"format\": \"lsrl-graph\",\n  \"version\": 1,\n  \"conductor\": 24,\n"
+                  "\"10000000000\"]], \"parent\": 0, \"nodes\": [3], \"output\": 3, "
+                  "\"expanded\": true}\n");
+  EXPECT_CONTAINS(text, "\n  \"layout\": {\n    \"nodes\": {\n      \"0\": [0.5, -1.25],\n");
+  EXPECT_CONTAINS(text, "\n    \"groups\": {\n      \"0\": [-3.5, 7.0]\n    }\n  }\n}\n");
+  EXPECT_EQ(text.find("{\n  \"format\": \"lsrl-graph\",\n  \"version\": 2,\n  \"conductor\": 24,\n"
                       "  \"output\": 7,\n  \"nodes\": [\n    {\"id\": 0, \"op\": \"Input\", "
                       "\"name\": \"x\", \"dim\": 2},\n"),
             0u);
@@ -286,8 +294,9 @@ TEST(GraphFileErrors, HeaderAndTopLevel) {
                   "t.json: format: expected \"lsrl-graph\", got the string \"lsrl-trace\"");
   EXPECT_CONTAINS(loadError(R"({"format": "lsrl-graph", "nodes": []})"),
                   "t.json: missing key \"version\"");
-  EXPECT_CONTAINS(loadError(R"({"format": "lsrl-graph", "version": 2, "nodes": 7, "new": 1})"),
-                  "t.json: version: this file uses graph format version 2, newer than this build");
+  EXPECT_EQ(loadError(R"({"format": "lsrl-graph", "version": 3, "nodes": 7, "new": 1})"),
+            "t.json: version: this file uses graph format version 3, newer than this build of "
+            "LSRL Studio supports (up to 2); update LSRL Studio to open it");
   EXPECT_CONTAINS(loadError(R"({"format": "lsrl-graph", "version": 0, "nodes": []})"),
                   "t.json: version: 0 is not a graph format version");
   EXPECT_CONTAINS(loadError(R"({"format": "lsrl-graph", "version": "1", "nodes": []})"),
@@ -318,7 +327,7 @@ TEST(GraphFileErrors, NodeStructure) {
   EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": 1, "inputs": 0})")),
             "t.json: nodes[1].inputs: expected an array of node ids, got the number 0");
   EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": 1, "inputs": [-2]})")),
-            "t.json: nodes[1].inputs[0]: -2 is not a valid node id (expected 0..2147483647)");
+            "t.json: nodes[1].inputs[0]: -2 is not a valid node id (expected -1..2147483647)");
   EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "Relu", "dim": 1, "inputs": [0]})")),
             "t.json: nodes[1].op: unknown op \"Relu\"; valid ops are Input, Linear, ReLU, "
             "LinState, Concat, Multi, Slice");

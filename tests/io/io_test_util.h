@@ -48,7 +48,7 @@ inline std::string graphDifference(const Graph& a, const Graph& b) {
     const Group& x = a.groups()[i];
     const Group& y = b.groups()[i];
     if (x.id != y.id || x.function != y.function || x.params != y.params || x.parent != y.parent ||
-        x.nodes != y.nodes || x.output != y.output) {
+        x.nodes != y.nodes || x.output != y.output || x.expanded != y.expanded) {
       return "group " + std::to_string(i) + " differs";
     }
   }
@@ -57,6 +57,13 @@ inline std::string graphDifference(const Graph& a, const Graph& b) {
     auto it = b.layout().find(id);
     if (it == b.layout().end() || it->second.x != p.x || it->second.y != p.y) {
       return "layout of node " + std::to_string(id) + " differs";
+    }
+  }
+  if (a.groupLayout().size() != b.groupLayout().size()) return "group layout sizes differ";
+  for (const auto& [id, p] : a.groupLayout()) {
+    auto it = b.groupLayout().find(id);
+    if (it == b.groupLayout().end() || it->second.x != p.x || it->second.y != p.y) {
+      return "layout of group " + std::to_string(id) + " differs";
     }
   }
   return {};

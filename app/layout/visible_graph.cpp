@@ -1,0 +1,82 @@
+#include "app/layout/visible_graph.h"
+
+#include <algorithm>
+
+namespace lsrl {
+
+namespace {
+
+bool validGroup(const Graph& g, GroupId id) {
+  return id >= 0 && static_cast<size_t>(id) < g.groups().size();
+}
+
+// The parent of a group, or kNoGroup; a parent that does not come before its child
+// (only in a broken graph) is ignored so that walking up always ends.
+GroupId parentOf(const Graph& g, GroupId id) {
+  const GroupId p = g.groups()[static_cast<size_t>(id)].parent;
+  return validGroup(g, p) && p < id ? p : kNoGroup;
+}
+
+}  // namespace
+
+int VisibleGraph::itemIndex(VisibleItem::Kind kind, int id) const {
+  if (id < 0) return -1;
+  if (kind == VisibleItem::Kind::Group) {
+    return static_cast<size_t>(id) < itemOfGroup.size() ? itemOfGroup[static_cast<size_t>(id)] : -1;
+  }
+  if (static_cast<size_t>(id) >= itemOfNode.size()) return -1;
+  const int item = itemOfNode[static_cast<size_t>(id)];
+  return item >= 0 && items[static_cast<size_t>(item)].kind == VisibleItem::Kind::Node ? item : -1;
+}
+
+VisibleGraph visibleGraph(const Graph& g) {
+  const auto& groups = g.groups();
+  // The outermost collapsed group on the way up from each group (itself included), or
+  // kNoGroup when the group and all its ancestors are expanded. Parents come first, so
+  // one pass in id order suffices.
+  std::vector<GroupId> outermostCollapsed(groups.size(), kNoGroup);
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const auto id = static_cast<GroupId>(i);
+    const GroupId parent = parentOf(g, id);
+    const GroupId above =
+        parent == kNoGroup ? kNoGroup : outermostCollapsed[static_cast<size_t>(parent)];
+    outermostCollapsed[i] = above != kNoGroup ? above : (groups[i].expanded ? kNoGroup : id);
+  }
+
+  VisibleGraph vg;
+  vg.itemOfNode.assign(g.nodeCount(), -1);
+  vg.itemOfGroup.assign(groups.size(), -1);
+  std::vector<GroupId> hiddenIn(g.nodeCount(), kNoGroup);
+  for (const Node& n : g.nodes()) {
+    const GroupId box =
+        validGroup(g, n.group) ? outermostCollapsed[static_cast<size_t>(n.group)] : kNoGroup;
+    hiddenIn[static_cast<size_t>(n.id)] = box;
+    if (box != kNoGroup) continue;
+    vg.itemOfNode[static_cast<size_t>(n.id)] = static_cast<int>(vg.items.size());
+    vg.items.push_back({VisibleItem::Kind::Node, n.id});
+  }
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (outermostCollapsed[i] != static_cast<GroupId>(i)) continue;
+    vg.itemOfGroup[i] = static_cast<int>(vg.items.size());
+    vg.items.push_back({VisibleItem::Kind::Group, static_cast<int>(i)});
+  }
+  for (size_t id = 0; id < hiddenIn.size(); ++id) {
+    if (hiddenIn[id] != kNoGroup)
+      vg.itemOfNode[id] = vg.itemOfGroup[static_cast<size_t>(hiddenIn[id])];
+  }
+
+  for (const Node& n : g.nodes()) {
+    const int to = vg.itemOfNode[static_cast<size_t>(n.id)];
+    for (size_t slot = 0; slot < n.inputs.size(); ++slot) {
+      const NodeId p = n.inputs[slot];
+      if (p < 0 || static_cast<size_t>(p) >= g.nodeCount()) continue;  // unconnected
+      const int from = vg.itemOfNode[static_cast<size_t>(p)];
+      if (from == to && vg.items[static_cast<size_t>(to)].kind == VisibleItem::Kind::Group)
+        continue;
+      vg.edges.push_back({from, to, p, n.id, static_cast<int>(slot)});
+    }
+  }
+  return vg;
+}
+
+}  // namespace lsrl

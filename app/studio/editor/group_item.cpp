@@ -1,0 +1,100 @@
+#include "app/studio/editor/group_item.h"
+
+#include <QFontMetricsF>
+#include <QGraphicsSceneMouseEvent>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+#include <algorithm>
+
+#include "app/studio/editor/graph_scene.h"
+#include "app/studio/editor/node_style.h"
+
+namespace lsrl::studio {
+
+QString groupParamsText(const Group& group) {
+  QStringList parts;
+  for (const auto& [key, value] : group.params) {
+    if (value.rfind("node ", 0) == 0) continue;  // an input reference, shown by the edges
+    parts << QString::fromStdString(key + "=" + value);
+  }
+  return parts.join(QStringLiteral(", "));
+}
+
+QString groupTitle(const Group& group) {
+  return QString::fromStdString(group.function) + QLatin1Char('(') + groupParamsText(group) +
+         QLatin1Char(')');
+}
+
+GroupItem::GroupItem(const Graph& graph, GroupId id, QSizeF size, std::vector<NodeId> producers)
+    : BoxItem(ItemRef{ItemRef::Kind::Group, id}, size), producers_(std::move(producers)) {
+  const Group& group = graph.groups().at(id);
+  output_ = group.output;
+  QFont bold;
+  bold.setPixelSize(13);
+  bold.setBold(true);
+  QFont small;
+  small.setPixelSize(11);
+  const double room = boxRect().width() - 22;
+  function_ =
+      QFontMetricsF(bold).elidedText(QString::fromStdString(group.function), Qt::ElideRight, room);
+  params_ = QFontMetricsF(small).elidedText(groupParamsText(group), Qt::ElideRight, room);
+  members_ = QStringLiteral("%1 nodes").arg(group.nodes.size());
+  setInputPorts(std::vector<bool>(producers_.size(), true), false);
+  setIsOutput(graph.output() == output_);
+  setDescription(QStringLiteral("%1 \u2014 %2 nodes, double-click to expand")
+                     .arg(groupTitle(group))
+                     .arg(group.nodes.size()));
+}
+
+int GroupItem::portOfProducer(NodeId producer) const {
+  const auto it = std::find(producers_.begin(), producers_.end(), producer);
+  return it == producers_.end() ? -1 : static_cast<int>(it - producers_.begin());
+}
+
+void GroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+  const QRectF box = boxRect();
+  if (lod < kDetailZoom) {
+    painter->setPen(outlinePen(lod, groupBorderColor()));
+    if (lod < kOutlineZoom && !isSelected() && !hasProblems() && !isOutput())
+      painter->setPen(Qt::NoPen);
+    painter->setBrush(groupFill().darker(110));
+    painter->drawRect(box);
+    return;
+  }
+  // Two offset sheets behind the box say "several nodes in here".
+  painter->setPen(QPen(groupBorderColor(), 1));
+  painter->setBrush(groupFill().darker(112));
+  painter->drawRoundedRect(box.translated(5, 5), 7, 7);
+  painter->drawRoundedRect(box.translated(2.5, 2.5), 7, 7);
+  painter->setPen(outlinePen(lod, groupBorderColor()));
+  painter->setBrush(groupFill());
+  painter->drawRoundedRect(box, 7, 7);
+  paintPorts(painter);
+
+  const QRectF inner = box.adjusted(11, 4, -11, -4);
+  const double line = inner.height() / 3;
+  QFont font = painter->font();
+  font.setPixelSize(13);
+  font.setBold(true);
+  painter->setFont(font);
+  painter->setPen(textColor());
+  painter->drawText(QRectF(inner.left(), inner.top(), inner.width(), line),
+                    Qt::AlignLeft | Qt::AlignVCenter, function_);
+  font.setPixelSize(11);
+  font.setBold(false);
+  painter->setFont(font);
+  painter->drawText(QRectF(inner.left(), inner.top() + line, inner.width(), line),
+                    Qt::AlignLeft | Qt::AlignVCenter, params_);
+  painter->setPen(secondaryTextColor());
+  painter->drawText(QRectF(inner.left(), inner.top() + 2 * line, inner.width(), line),
+                    Qt::AlignRight | Qt::AlignVCenter, members_);
+  paintProblemBadge(painter);
+}
+
+void GroupItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
+  if (auto* s = qobject_cast<GraphScene*>(scene())) s->requestGroupExpanded(groupId(), true);
+  event->accept();
+}
+
+}  // namespace lsrl::studio

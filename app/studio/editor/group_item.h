@@ -1,0 +1,43 @@
+// A collapsed sugar group as one box: the function name, its parameters, its member
+// count; input ports for the distinct producers outside it that feed its members, and
+// the group's output port. Double-click expands it.
+#pragma once
+
+#include <QString>
+#include <vector>
+
+#include "app/studio/editor/box_item.h"
+
+namespace lsrl::studio {
+
+// "scale=1000, y=1/2": the group's parameters except references to nodes ("node 4").
+QString groupParamsText(const Group& group);
+// "f_larger(y=1/2, scale=1000)".
+QString groupTitle(const Group& group);
+
+class GroupItem : public BoxItem {
+ public:
+  enum { Type = UserType + 2 };
+
+  // `producers`: the nodes outside the group feeding it, one input port each.
+  GroupItem(const Graph& graph, GroupId id, QSizeF size, std::vector<NodeId> producers);
+  int type() const override { return Type; }
+  GroupId groupId() const { return ref().id; }
+  NodeId outputNode() const override { return output_; }
+  // The input port that shows the edge from `producer`, or -1.
+  int portOfProducer(NodeId producer) const;
+
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+ protected:
+  void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
+
+ private:
+  std::vector<NodeId> producers_;
+  NodeId output_ = kNoNode;
+  QString function_;
+  QString params_;
+  QString members_;
+};
+
+}  // namespace lsrl::studio

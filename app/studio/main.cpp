@@ -1,0 +1,75 @@
+// lsrl-studio: the LSRL Studio explorer. See window/startup_options.h for the command line.
+#include <QApplication>
+#include <QFileInfo>
+#include <cstdio>
+
+#include "app/studio/window/examples_catalog.h"
+#include "app/studio/window/main_window.h"
+#include "app/studio/window/screenshot.h"
+#include "app/studio/window/startup_options.h"
+
+using namespace lsrl::studio;
+
+namespace {
+
+const ExampleEntry* findExample(const QString& name) {
+  for (const ExampleEntry& e : exampleEntries()) {
+    if (e.title == name || e.fileName == name || e.fileName == name + QStringLiteral(".json"))
+      return &e;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("LSRL Studio"));
+  QApplication::setApplicationName(QStringLiteral("lsrl-studio"));
+  QApplication::setApplicationDisplayName(QStringLiteral("LSRL Studio"));
+  QApplication::setApplicationVersion(QStringLiteral(LSRL_STUDIO_VERSION));
+  QApplication::setDesktopFileName(QStringLiteral("lsrl-studio"));
+
+  QString error;
+  const auto options = parseStartupOptions(QApplication::arguments(), &error);
+  if (!options) {
+    std::fprintf(stderr, "lsrl-studio: %s\n%s", qPrintable(error), qPrintable(startupUsage()));
+    return 2;
+  }
+  const bool headless = !options->screenshot.isEmpty();
+  MainWindow::Options windowOptions;
+  windowOptions.interactive = !headless;
+  windowOptions.autosave = !headless;
+  MainWindow window(windowOptions);
+
+  bool loaded = true;
+  if (!options->file.isEmpty()) {
+    loaded = window.openFile(options->file);
+  } else if (!options->example.isEmpty()) {
+    const ExampleEntry* entry = findExample(options->example);
+    if (entry == nullptr) {
+      std::fprintf(stderr, "lsrl-studio: no example named '%s'\n", qPrintable(options->example));
+      return 2;
+    }
+    loaded = window.openExample(*entry);
+  }
+  if (headless) {
+    if (!loaded) {
+      std::fprintf(stderr, "lsrl-studio: %s\n", qPrintable(window.lastError()));
+      return 1;
+    }
+    window.showView(options->view);
+    try {
+      renderScreenshot(window, options->screenshot, options->size);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "lsrl-studio: %s\n", e.what());
+      return 1;
+    }
+    std::printf("wrote %s (%dx%d)\n", qPrintable(options->screenshot), options->size.width(),
+                options->size.height());
+    return 0;
+  }
+  window.show();
+  if (options->recovery) window.offerRecovery();
+  return QApplication::exec();
+}

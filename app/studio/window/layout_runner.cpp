@@ -1,0 +1,60 @@
+#include "app/studio/window/layout_runner.h"
+
+#include <QElapsedTimer>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "app/studio/document/document.h"
+
+namespace lsrl::studio {
+
+LayoutRunner::LayoutRunner(Document* doc, QObject* parent) : QObject(parent), doc_(doc) {
+  connect(&watcher_, &QFutureWatcher<LayoutResult>::finished, this, &LayoutRunner::onFinished);
+}
+
+LayoutRunner::~LayoutRunner() { watcher_.waitForFinished(); }
+
+void LayoutRunner::start(bool undoable) {
+  if (watcher_.isRunning()) return;
+  cancelled_ = false;
+  undoable_ = undoable;
+  structureRevision_ = doc_->structureRevision();
+  // The worker gets its own copy: the document keeps changing on the UI thread.
+  watcher_.setFuture(QtConcurrent::run([g = doc_->graph()] { return dotLayout(g); }));
+  Q_EMIT started();
+}
+
+void LayoutRunner::cancel() { cancelled_ = true; }
+
+void LayoutRunner::waitForFinished() {
+  if (!watcher_.isRunning() && !watcher_.isFinished()) return;
+  watcher_.waitForFinished();
+  // Deliver the finished signal now rather than at the next event loop turn.
+  if (watcher_.isFinished() && watcher_.future().isValid()) onFinished();
+}
+
+void LayoutRunner::onFinished() {
+  if (!watcher_.future().isValid()) return;
+  LayoutResult result;
+  QString error;
+  try {
+    result = watcher_.result();
+  } catch (const std::exception& e) {
+    error = QString::fromUtf8(e.what());
+  }
+  watcher_.setFuture(QFuture<LayoutResult>());  // consumed: a second call is a no-op
+  if (!error.isEmpty()) {
+    Q_EMIT finished(false, tr("Layout failed: %1").arg(error));
+  } else if (cancelled_) {
+    Q_EMIT finished(false, tr("Layout cancelled"));
+  } else if (doc_->structureRevision() != structureRevision_) {
+    Q_EMIT finished(false, tr("The graph changed during the layout; run it again"));
+  } else if (undoable_) {
+    doc_->applyLayout(result.nodes, result.groups, tr("Re-layout"));
+    Q_EMIT finished(true, tr("Layout applied"));
+  } else {
+    doc_->restorePositions(result.nodes, result.groups);
+    Q_EMIT finished(true, tr("Layout applied"));
+  }
+}
+
+}  // namespace lsrl::studio

@@ -1,0 +1,445 @@
+#include "app/studio/window/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QStatusBar>
+#include <QToolBar>
+
+#include "app/layout/incremental_layout.h"
+#include "app/studio/editor/graph_view.h"
+#include "app/studio/editor/minimap.h"
+#include "app/studio/editor/search_bar.h"
+#include "app/studio/panels/palette_panel.h"
+#include "app/studio/panels/problems_panel.h"
+#include "app/studio/panels/properties_panel.h"
+#include "app/studio/window/autosave.h"
+#include "app/studio/window/examples_catalog.h"
+#include "app/studio/window/layout_runner.h"
+#include "app/studio/window/recent_files.h"
+
+// The icons are compiled into the static library, whose resources are registered by
+// name (outside any namespace, as Q_INIT_RESOURCE requires).
+static void initStudioResources() { Q_INIT_RESOURCE(studio); }
+
+namespace lsrl::studio {
+
+namespace {
+
+const QString kFileFilter = QStringLiteral("LSRL graphs (*.json);;All files (*)");
+// More unplaced items than this get the full dot layout rather than quick placement.
+constexpr size_t kQuickPlacementLimit = 50;
+
+}  // namespace
+
+MainWindow::MainWindow(Options options, QWidget* parent)
+    : QMainWindow(parent), options_(std::move(options)), doc_(new Document(this)) {
+  initStudioResources();
+  setObjectName(QStringLiteral("MainWindow"));
+  setWindowIcon(QIcon(QStringLiteral(":/icons/lsrl-studio.svg")));
+  view_ = new GraphView(doc_, this);
+  setCentralWidget(view_);
+  recent_ = new RecentFiles(this);
+  layout_ = new LayoutRunner(doc_, this);
+  buildActions();
+  buildDocks();
+  buildMenus();
+  buildToolBar();
+  buildStatusBar();
+  if (options_.autosave) autosave_ = new Autosave(doc_, options_.recoveryDir, this);
+
+  connect(recent_, &RecentFiles::openRequested, this, [this](const QString& path) {
+    if (confirmDiscard()) openFile(path);
+  });
+  connect(doc_, &Document::modifiedChanged, this, &MainWindow::updateTitle);
+  connect(doc_, &Document::filePathChanged, this, &MainWindow::updateTitle);
+  connect(doc_, &Document::documentReplaced, this, &MainWindow::updateTitle);
+  connect(doc_, &Document::structureChanged, this, &MainWindow::updateStatus);
+  connect(doc_, &Document::problemsChanged, this, &MainWindow::updateStatus);
+  connect(view_, &GraphView::statusMessage, this,
+          [this](const QString& message) { statusBar()->showMessage(message, 6000); });
+  connect(view_, &GraphView::selectionChanged, properties_, &PropertiesPanel::showSelection);
+  connect(view_, &GraphView::selectionChanged, this, [this](const QList<ItemRef>& items) {
+    setOutputAction_->setEnabled(items.size() == 1 && items.front().kind == ItemRef::Kind::Node);
+  });
+  connect(problems_, &ProblemsPanel::nodeActivated, this, [this](NodeId id) {
+    view_->selectAndCenter(ItemRef{ItemRef::Kind::Node, id});
+  });
+  connect(palette_, &PalettePanel::inserted, this, [this](const std::vector<NodeId>& ids) {
+    if (!ids.empty()) view_->selectAndCenter(ItemRef{ItemRef::Kind::Node, ids.front()});
+  });
+  connect(layout_, &LayoutRunner::started, this, [this] {
+    layoutProgress_->show();
+    layoutCancel_->show();
+    relayoutAction_->setEnabled(false);
+  });
+  connect(layout_, &LayoutRunner::finished, this, [this](bool applied, const QString& message) {
+    layoutProgress_->hide();
+    layoutCancel_->hide();
+    relayoutAction_->setEnabled(true);
+    statusBar()->showMessage(message, 4000);
+    if (applied) view_->fitAll();
+  });
+  resize(1600, 1000);
+  updateTitle();
+  updateStatus();
+}
+
+MainWindow::~MainWindow() {
+  layout_->cancel();
+  // Views and panels observe the document: they must go before it (QObject would
+  // delete the document first, being the older child).
+  qDeleteAll(findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly));
+}
+
+// ---- building the window -------------------------------------------------------
+
+void MainWindow::buildActions() {
+  auto make = [this](const QString& text, const QKeySequence& key, auto slot) {
+    auto* action = new QAction(text, this);
+    if (!key.isEmpty()) action->setShortcut(key);
+    connect(action, &QAction::triggered, this, slot);
+    return action;
+  };
+  newAction_ = make(tr("&New"), QKeySequence::New, [this] { newDocument(); });
+  openAction_ = make(tr("&Open…"), QKeySequence::Open, [this] { openDialog(); });
+  saveAction_ = make(tr("&Save"), QKeySequence::Save, [this] { save(); });
+  saveAsAction_ = make(tr("Save &As…"), QKeySequence::SaveAs, [this] { saveAs({}); });
+  quitAction_ = make(tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+  undoAction_ = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
+  undoAction_->setShortcut(QKeySequence::Undo);
+  redoAction_ = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
+  redoAction_->setShortcuts({QKeySequence::Redo, QKeySequence(Qt::CTRL | Qt::Key_Y)});
+  // Editing keys act on the graph only while it has focus, so text fields keep theirs.
+  auto viewAction = [this](QAction* action) {
+    action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    view_->addAction(action);
+    return action;
+  };
+  copyAction_ =
+      viewAction(make(tr("&Copy"), QKeySequence::Copy, [this] { view_->copySelection(); }));
+  pasteAction_ =
+      viewAction(make(tr("&Paste"), QKeySequence::Paste, [this] { view_->pasteClipboard(); }));
+  deleteAction_ =
+      viewAction(make(tr("&Delete"), QKeySequence::Delete, [this] { view_->deleteSelection(); }));
+  findAction_ = make(tr("&Find…"), QKeySequence::Find, [this] { search_->activate(); });
+  zoomInAction_ = make(tr("Zoom &In"), QKeySequence::ZoomIn, [this] { view_->zoomIn(); });
+  zoomOutAction_ = make(tr("Zoom &Out"), QKeySequence::ZoomOut, [this] { view_->zoomOut(); });
+  fitAction_ =
+      make(tr("&Fit to Window"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { view_->fitAll(); });
+  relayoutAction_ =
+      make(tr("Re-&layout"), QKeySequence(Qt::CTRL | Qt::Key_L), [this] { layout_->start(); });
+  expandAllAction_ =
+      make(tr("&Expand All Groups"), QKeySequence(), [this] { doc_->setAllGroupsExpanded(true); });
+  collapseAllAction_ = make(tr("&Collapse All Groups"), QKeySequence(),
+                            [this] { doc_->setAllGroupsExpanded(false); });
+  setOutputAction_ = make(tr("Set as &Output"), QKeySequence(), [this] {
+    const auto items = view_->selectedItems();
+    if (items.size() == 1 && items.front().kind == ItemRef::Kind::Node)
+      doc_->setOutput(items.front().id);
+  });
+  setOutputAction_->setEnabled(false);
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(newAction_);
+  file->addAction(openAction_);
+  recentMenu_ = file->addMenu(tr("Open &Recent"));
+  connect(recentMenu_, &QMenu::aboutToShow, this, [this] { recent_->populate(recentMenu_); });
+  QMenu* examples = file->addMenu(tr("&Examples"));
+  std::map<QString, QMenu*> submenus;
+  for (const ExampleEntry& entry : exampleEntries()) {
+    QMenu*& sub = submenus[entry.menu];
+    if (sub == nullptr) sub = examples->addMenu(entry.menu);
+    QAction* action = sub->addAction(entry.title);
+    connect(action, &QAction::triggered, this, [this, &entry] {
+      if (confirmDiscard()) openExample(entry);
+    });
+  }
+  file->addSeparator();
+  file->addAction(saveAction_);
+  file->addAction(saveAsAction_);
+  file->addSeparator();
+  file->addAction(quitAction_);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  edit->addAction(undoAction_);
+  edit->addAction(redoAction_);
+  edit->addSeparator();
+  edit->addAction(copyAction_);
+  edit->addAction(pasteAction_);
+  edit->addAction(deleteAction_);
+  edit->addSeparator();
+  edit->addAction(setOutputAction_);
+  edit->addAction(findAction_);
+
+  viewMenu_ = menuBar()->addMenu(tr("&View"));
+  viewMenu_->addAction(zoomInAction_);
+  viewMenu_->addAction(zoomOutAction_);
+  viewMenu_->addAction(fitAction_);
+  viewMenu_->addSeparator();
+  viewMenu_->addAction(relayoutAction_);
+  viewMenu_->addAction(expandAllAction_);
+  viewMenu_->addAction(collapseAllAction_);
+  viewMenu_->addSeparator();
+  for (QDockWidget* dock : findChildren<QDockWidget*>())
+    viewMenu_->addAction(dock->toggleViewAction());
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About LSRL Studio"), this, [this] {
+    QMessageBox::about(
+        this, tr("About LSRL Studio"),
+        tr("<b>LSRL Studio</b> %1<br>Write LSRL programs, compile them into recurrent "
+           "networks step by step, and watch them compute.")
+            .arg(QApplication::applicationVersion()));
+  });
+}
+
+void MainWindow::buildDocks() {
+  auto dock = [this](const QString& title, const QString& name, QWidget* widget,
+                     Qt::DockWidgetArea area) {
+    auto* d = new QDockWidget(title, this);
+    d->setObjectName(name);
+    d->setWidget(widget);
+    addDockWidget(area, d);
+    return d;
+  };
+  palette_ = new PalettePanel(
+      doc_, [this] { return view_->viewCentre(); }, this);
+  properties_ = new PropertiesPanel(doc_, this);
+  problems_ = new ProblemsPanel(doc_, this);
+  minimap_ = new Minimap(view_, this);
+  dock(tr("Palette"), QStringLiteral("PaletteDock"), palette_, Qt::LeftDockWidgetArea);
+  dock(tr("Properties"), QStringLiteral("PropertiesDock"), properties_, Qt::RightDockWidgetArea);
+  dock(tr("Overview"), QStringLiteral("OverviewDock"), minimap_, Qt::RightDockWidgetArea);
+  dock(tr("Problems"), QStringLiteral("ProblemsDock"), problems_, Qt::BottomDockWidgetArea);
+  resizeDocks({findChild<QDockWidget*>(QStringLiteral("PaletteDock"))}, {240}, Qt::Horizontal);
+  resizeDocks({findChild<QDockWidget*>(QStringLiteral("PropertiesDock"))}, {400}, Qt::Horizontal);
+  resizeDocks({findChild<QDockWidget*>(QStringLiteral("ProblemsDock"))}, {130}, Qt::Vertical);
+}
+
+void MainWindow::buildToolBar() {
+  QToolBar* bar = addToolBar(tr("Main"));
+  bar->setObjectName(QStringLiteral("MainToolBar"));
+  bar->setMovable(false);
+  for (QAction* a : {newAction_, openAction_, saveAction_}) bar->addAction(a);
+  bar->addSeparator();
+  for (QAction* a : {undoAction_, redoAction_}) bar->addAction(a);
+  bar->addSeparator();
+  for (QAction* a : {zoomInAction_, zoomOutAction_, fitAction_, relayoutAction_}) bar->addAction(a);
+  bar->addSeparator();
+  search_ = new SearchBar(doc_, view_, this);
+  bar->addWidget(search_);
+}
+
+void MainWindow::buildStatusBar() {
+  countsLabel_ = new QLabel(this);
+  problemsLabel_ = new QLabel(this);
+  layoutProgress_ = new QProgressBar(this);
+  layoutProgress_->setRange(0, 0);  // dot reports no progress: a busy indicator
+  layoutProgress_->setMaximumWidth(140);
+  layoutProgress_->setFormat(tr("laying out…"));
+  layoutProgress_->hide();
+  layoutCancel_ = new QPushButton(tr("Cancel"), this);
+  layoutCancel_->hide();
+  connect(layoutCancel_, &QPushButton::clicked, layout_, &LayoutRunner::cancel);
+  statusBar()->addPermanentWidget(layoutProgress_);
+  statusBar()->addPermanentWidget(layoutCancel_);
+  statusBar()->addPermanentWidget(problemsLabel_);
+  statusBar()->addPermanentWidget(countsLabel_);
+}
+
+void MainWindow::updateTitle() {
+  setWindowTitle(QStringLiteral("%1[*] — LSRL Studio").arg(doc_->displayName()));
+  setWindowModified(doc_->isModified());
+}
+
+void MainWindow::updateStatus() {
+  const Graph& g = doc_->graph();
+  countsLabel_->setText(tr("%1 nodes · %2 groups · %3 shown")
+                            .arg(g.nodeCount())
+                            .arg(g.groups().size())
+                            .arg(doc_->visible().items.size()));
+  const size_t problems = doc_->problems().size();
+  problemsLabel_->setText(problems == 0 ? tr("no problems") : tr("%1 problem(s)").arg(problems));
+  problemsLabel_->setStyleSheet(
+      problems == 0 ? QString() : QStringLiteral("color: #b00020; font-weight: bold"));
+}
+
+// ---- files -----------------------------------------------------------------------
+
+void MainWindow::reportError(const QString& what, const QString& why) {
+  lastError_ = what + QStringLiteral(": ") + why;
+  statusBar()->showMessage(lastError_, 10000);
+  if (options_.interactive) QMessageBox::critical(this, what, why);
+}
+
+void MainWindow::afterLoad() {
+  ensureLayout();
+  view_->fitAll();
+  updateTitle();
+  updateStatus();
+}
+
+void MainWindow::newDocument() {
+  if (!confirmDiscard()) return;
+  doc_->newDocument();
+  afterLoad();
+}
+
+void MainWindow::openDialog() {
+  if (!confirmDiscard()) return;
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open LSRL graph"), QString(), kFileFilter);
+  if (!path.isEmpty()) openFile(path);
+}
+
+bool MainWindow::openFile(const QString& path) {
+  try {
+    doc_->openFile(path);
+  } catch (const std::exception& e) {
+    reportError(tr("Could not open %1").arg(QFileInfo(path).fileName()),
+                QString::fromUtf8(e.what()));
+    return false;
+  }
+  recent_->add(path);
+  afterLoad();
+  return true;
+}
+
+bool MainWindow::openExample(const ExampleEntry& entry) {
+  try {
+    BuiltExample example = buildExample(entry);
+    doc_->setGraph(std::move(example.graph), std::move(example.metadata), entry.title);
+  } catch (const std::exception& e) {
+    reportError(tr("Could not build %1").arg(entry.title), QString::fromUtf8(e.what()));
+    return false;
+  }
+  afterLoad();
+  return true;
+}
+
+bool MainWindow::save() {
+  if (doc_->filePath().isEmpty()) return saveAs({});
+  return saveAs(doc_->filePath());
+}
+
+bool MainWindow::saveAs(const QString& requested) {
+  QString path = requested;
+  if (path.isEmpty()) {
+    if (!options_.interactive) return false;
+    path =
+        QFileDialog::getSaveFileName(this, tr("Save LSRL graph"), doc_->displayName(), kFileFilter);
+    if (path.isEmpty()) return false;
+  }
+  try {
+    doc_->saveTo(path);
+  } catch (const std::exception& e) {
+    reportError(tr("Could not save %1").arg(QFileInfo(path).fileName()),
+                QString::fromUtf8(e.what()));
+    return false;
+  }
+  recent_->add(path);
+  if (autosave_ != nullptr) autosave_->saveNow();  // clean now: removes the recovery file
+  statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 4000);
+  return true;
+}
+
+bool MainWindow::offerRecovery(bool restoreNewest) {
+  const auto entries = Autosave::findRecoverable(options_.recoveryDir);
+  if (entries.empty()) return false;
+  const RecoveryEntry& newest = entries.front();
+  if (!restoreNewest) {
+    if (!options_.interactive) return false;
+    QMessageBox box(
+        QMessageBox::Question, tr("Recover unsaved work?"),
+        tr("LSRL Studio did not close normally. Unsaved work on <b>%1</b> from %2 "
+           "can be restored.")
+            .arg(newest.title.toHtmlEscaped(), QLocale().toString(newest.savedAt.toLocalTime())),
+        QMessageBox::NoButton, this);
+    QPushButton* restore = box.addButton(tr("Restore"), QMessageBox::AcceptRole);
+    QPushButton* discard = box.addButton(tr("Discard"), QMessageBox::DestructiveRole);
+    box.addButton(tr("Later"), QMessageBox::RejectRole);
+    box.exec();
+    if (box.clickedButton() == discard) Autosave::discard(newest);
+    if (box.clickedButton() != restore) return false;
+  }
+  try {
+    Autosave::restore(newest, doc_);
+  } catch (const std::exception& e) {
+    reportError(tr("Could not recover %1").arg(newest.title), QString::fromUtf8(e.what()));
+    return false;
+  }
+  afterLoad();
+  statusBar()->showMessage(tr("Recovered unsaved work on %1").arg(newest.title), 8000);
+  return true;
+}
+
+bool MainWindow::confirmDiscard() {
+  if (!doc_->isModified()) return true;
+  if (!options_.interactive) return false;
+  const auto answer = QMessageBox::warning(
+      this, tr("Unsaved changes"),
+      tr("%1 has unsaved changes. Save them?").arg(doc_->displayName()),
+      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (answer == QMessageBox::Save) return save();
+  return answer == QMessageBox::Discard;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!options_.interactive || confirmDiscard()) {
+    layout_->cancel();
+    event->accept();
+  } else {
+    event->ignore();
+  }
+}
+
+void MainWindow::ensureLayout() {
+  const VisibleGraph& vg = doc_->visible();
+  std::vector<NodeId> unplacedNodes;
+  size_t unplacedGroups = 0;
+  for (const VisibleItem& item : vg.items) {
+    const bool isNode = item.kind == VisibleItem::Kind::Node;
+    if (doc_->position(ItemRef{isNode ? ItemRef::Kind::Node : ItemRef::Kind::Group, item.id}))
+      continue;
+    if (isNode) {
+      unplacedNodes.push_back(item.id);
+    } else {
+      ++unplacedGroups;
+    }
+  }
+  const size_t unplaced = unplacedNodes.size() + unplacedGroups;
+  if (unplaced == 0) return;
+  // A few new nodes are placed beside their neighbours at once; a graph without a layout
+  // (or with group boxes whose members were never placed) gets the full dot layout in
+  // the worker, after a quick layered placement so that something shows meanwhile.
+  if (unplacedGroups == 0 && unplaced <= kQuickPlacementLimit && unplaced < vg.items.size()) {
+    doc_->restorePositions(placeNewNodes(doc_->graph(), unplacedNodes, view_->viewCentre()), {});
+    return;
+  }
+  std::vector<NodeId> all(doc_->graph().nodeCount());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<NodeId>(i);
+  doc_->restorePositions(layeredPlacement(doc_->graph(), all, NodePosition{}), {});
+  layout_->start(/*undoable=*/false);
+}
+
+QString MainWindow::showView(const QString& name) {
+  // The debranching player, token stepper and trajectory views arrive with the next
+  // part of the explorer; until then every view name shows the graph.
+  Q_UNUSED(name);
+  view_->setFocus();
+  return QStringLiteral("graph");
+}
+
+}  // namespace lsrl::studio

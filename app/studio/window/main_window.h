@@ -1,0 +1,125 @@
+// LSRL Studio's main window: the node editor in the centre, the palette (left),
+// properties and overview (right) and problems (bottom) in docks, menus, a toolbar
+// with search, the status bar, and the file life cycle (open, save, recent files,
+// examples, autosave and crash recovery, the unsaved-changes prompt on close).
+#pragma once
+
+#include <QMainWindow>
+#include <QString>
+
+#include "app/studio/document/document.h"
+
+class QAction;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+
+namespace lsrl::studio {
+
+class Autosave;
+class GraphView;
+class LayoutRunner;
+class Minimap;
+class PalettePanel;
+class ProblemsPanel;
+class PropertiesPanel;
+class RecentFiles;
+class SearchBar;
+struct ExampleEntry;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  struct Options {
+    bool interactive = true;  // false: errors go to lastError() and the status bar, no dialogs
+    bool autosave = true;
+    QString recoveryDir;  // empty: Autosave::defaultRecoveryDir()
+  };
+  explicit MainWindow(Options options, QWidget* parent = nullptr);
+  MainWindow() : MainWindow(Options{}) {}
+  ~MainWindow() override;
+
+  Document* document() { return doc_; }
+  GraphView* graphView() { return view_; }
+  PropertiesPanel* propertiesPanel() { return properties_; }
+  PalettePanel* palettePanel() { return palette_; }
+  ProblemsPanel* problemsPanel() { return problems_; }
+  LayoutRunner* layoutRunner() { return layout_; }
+  Autosave* autosave() { return autosave_; }
+  QString lastError() const { return lastError_; }
+
+  // File operations; each returns whether it succeeded (errors are shown or recorded).
+  bool openFile(const QString& path);
+  bool openExample(const ExampleEntry& entry);
+  bool save();
+  bool saveAs(const QString& path);  // empty path: ask (interactive only)
+  // Offers recovery files left by crashed sessions (interactive) or restores the newest
+  // one (non-interactive callers pass restoreNewest = true). Returns whether one was restored.
+  bool offerRecovery(bool restoreNewest = false);
+  // If there are unsaved changes: asks Save / Discard / Cancel. True if it may proceed.
+  bool confirmDiscard();
+  // Lays out items without a position: dot in the worker for whole new graphs, the
+  // quick placement for a few.
+  void ensureLayout();
+  // Shows the named view ("graph" now; the player, stepper and trajectory views fall
+  // back to it until they exist). Returns the view actually shown.
+  QString showView(const QString& name);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildActions();
+  void buildMenus();
+  void buildDocks();
+  void buildToolBar();
+  void buildStatusBar();
+  void updateTitle();
+  void updateStatus();
+  void reportError(const QString& what, const QString& why);
+  void afterLoad();
+  void openDialog();
+  void newDocument();
+
+  Options options_;
+  Document* doc_;
+  GraphView* view_ = nullptr;
+  Minimap* minimap_ = nullptr;
+  SearchBar* search_ = nullptr;
+  PropertiesPanel* properties_ = nullptr;
+  PalettePanel* palette_ = nullptr;
+  ProblemsPanel* problems_ = nullptr;
+  RecentFiles* recent_ = nullptr;
+  Autosave* autosave_ = nullptr;
+  LayoutRunner* layout_ = nullptr;
+  QMenu* recentMenu_ = nullptr;
+  QMenu* viewMenu_ = nullptr;
+  QLabel* countsLabel_ = nullptr;
+  QLabel* problemsLabel_ = nullptr;
+  QProgressBar* layoutProgress_ = nullptr;
+  QPushButton* layoutCancel_ = nullptr;
+  QString lastError_;
+
+  QAction* newAction_ = nullptr;
+  QAction* openAction_ = nullptr;
+  QAction* saveAction_ = nullptr;
+  QAction* saveAsAction_ = nullptr;
+  QAction* quitAction_ = nullptr;
+  QAction* undoAction_ = nullptr;
+  QAction* redoAction_ = nullptr;
+  QAction* copyAction_ = nullptr;
+  QAction* pasteAction_ = nullptr;
+  QAction* deleteAction_ = nullptr;
+  QAction* findAction_ = nullptr;
+  QAction* zoomInAction_ = nullptr;
+  QAction* zoomOutAction_ = nullptr;
+  QAction* fitAction_ = nullptr;
+  QAction* relayoutAction_ = nullptr;
+  QAction* expandAllAction_ = nullptr;
+  QAction* collapseAllAction_ = nullptr;
+  QAction* setOutputAction_ = nullptr;
+};
+
+}  // namespace lsrl::studio

@@ -1,0 +1,79 @@
+#include "app/studio/window/startup_options.h"
+
+#include <QRegularExpression>
+
+namespace lsrl::studio {
+
+namespace {
+const QStringList kViews = {QStringLiteral("graph"), QStringLiteral("debranch"),
+                            QStringLiteral("stepper"), QStringLiteral("trajectory")};
+}
+
+QString startupUsage() {
+  return QStringLiteral(
+      "usage: lsrl-studio [FILE] [--example NAME] [--screenshot OUT.png]\n"
+      "                   [--view graph|debranch|stepper|trajectory] [--step N] [--size WxH]\n"
+      "                   [--no-recovery]\n"
+      "  FILE              an LSRL graph (.json) to open\n"
+      "  --example NAME    open an example instead (\"tok2tok_L3_direct.json\" or its menu title)\n"
+      "  --screenshot OUT  render the window (default 1600x1000) to OUT.png and exit\n"
+      "  --view V          the view to show (views that do not exist yet show the graph)\n"
+      "  --step N          the debranching step to show (with --view debranch)\n"
+      "  --size WxH        window size for --screenshot\n"
+      "  --no-recovery     do not offer work left by a crashed session\n");
+}
+
+std::optional<StartupOptions> parseStartupOptions(const QStringList& arguments, QString* error) {
+  StartupOptions o;
+  auto fail = [&](const QString& message) {
+    *error = message;
+    return std::nullopt;
+  };
+  for (int i = 1; i < arguments.size(); ++i) {
+    const QString& a = arguments[i];
+    auto value = [&](QString* out) {
+      if (i + 1 >= arguments.size()) return false;
+      *out = arguments[++i];
+      return true;
+    };
+    QString v;
+    if (a == QLatin1String("--screenshot")) {
+      if (!value(&o.screenshot))
+        return fail(QStringLiteral("--screenshot needs an output file (OUT.png)"));
+    } else if (a == QLatin1String("--example")) {
+      if (!value(&o.example)) return fail(QStringLiteral("--example needs a name"));
+    } else if (a == QLatin1String("--view")) {
+      if (!value(&o.view) || !kViews.contains(o.view)) {
+        return fail(QStringLiteral("--view needs one of %1, got '%2'")
+                        .arg(kViews.join(QStringLiteral(", ")), o.view));
+      }
+    } else if (a == QLatin1String("--step")) {
+      bool ok = false;
+      if (value(&v)) o.step = v.toInt(&ok);
+      if (!ok || o.step < 0)
+        return fail(QStringLiteral("--step needs a step number >= 0, got '%1'").arg(v));
+    } else if (a == QLatin1String("--size")) {
+      static const QRegularExpression re(QStringLiteral("^(\\d{2,5})x(\\d{2,5})$"));
+      const auto m = value(&v) ? re.match(v) : QRegularExpressionMatch();
+      if (!m.hasMatch())
+        return fail(QStringLiteral("--size needs WIDTHxHEIGHT such as 1600x1000, got '%1'").arg(v));
+      o.size = QSize(m.captured(1).toInt(), m.captured(2).toInt());
+      if (o.size.width() > 16384 || o.size.height() > 16384) {
+        return fail(QStringLiteral("--size %1 is larger than 16384 pixels a side").arg(v));
+      }
+    } else if (a == QLatin1String("--no-recovery")) {
+      o.recovery = false;
+    } else if (a.startsWith(QLatin1String("--"))) {
+      return fail(QStringLiteral("unknown option %1").arg(a));
+    } else if (o.file.isEmpty()) {
+      o.file = a;
+    } else {
+      return fail(QStringLiteral("only one file can be opened, got '%1' and '%2'").arg(o.file, a));
+    }
+  }
+  if (!o.file.isEmpty() && !o.example.isEmpty())
+    return fail(QStringLiteral("give a FILE or --example, not both"));
+  return o;
+}
+
+}  // namespace lsrl::studio

@@ -1,0 +1,28 @@
+// The command line of lsrl-studio:
+//   lsrl-studio [FILE] [--screenshot OUT.png] [--view graph|debranch|stepper|trajectory]
+//               [--step N] [--size WxH] [--example NAME] [--no-recovery]
+#pragma once
+
+#include <QSize>
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+namespace lsrl::studio {
+
+struct StartupOptions {
+  QString file;
+  QString example;     // an Examples menu title or file name ("tok2tok_L3_direct.json")
+  QString screenshot;  // non-empty: render, write this PNG and exit
+  QString view = QStringLiteral("graph");
+  int step = -1;
+  QSize size{1600, 1000};
+  bool recovery = true;
+};
+
+// Parses the arguments (argv without the program name is fine too: the first is skipped
+// only if it is the program). Returns the options, or an error message in `error`.
+std::optional<StartupOptions> parseStartupOptions(const QStringList& arguments, QString* error);
+QString startupUsage();
+
+}  // namespace lsrl::studio

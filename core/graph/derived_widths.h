@@ -1,0 +1,21 @@
+// Widths that follow from other values: a ReLU is as wide as its input, a Multi half as
+// wide, a Concat the sum of its inputs, a Linear or LinState as wide as A has rows (and
+// its offset vectors follow), a Slice as wide as its range (its selection matrix follows
+// its input's width). The editor re-derives them after every edit so that only real
+// mismatches (a Linear whose A has the wrong number of columns) remain as problems.
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include "core/graph/graph.h"
+
+namespace lsrl {
+
+// Re-derives the widths of `seeds` and everything downstream of a node whose width
+// changed. Unconnected inputs (kNoNode) and inputs naming no node count as absent. When
+// `before` is given, the record of every node about to change is stored there first
+// (unless already present). Terminates on cyclic graphs (from files).
+void rederiveWidths(Graph& g, const std::vector<NodeId>& seeds, std::map<NodeId, Node>* before);
+
+}  // namespace lsrl

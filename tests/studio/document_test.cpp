@@ -1,0 +1,206 @@
+// The document model: every edit is one undo step that undo and redo replay exactly;
+// refused edits say why and change nothing; saves are atomic and round-trip.
+#include "app/studio/document/document.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+
+#include "core/io/graph_file.h"
+#include "core/io/graph_hash.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "studio/studio_test_util.h"
+
+namespace lsrl::studio {
+namespace {
+
+using test::examplePath;
+
+std::string textOf(const Document& doc) { return graphToString(doc.graph()); }
+
+// An Input feeding a Linear (2 -> 2) feeding a ReLU, the ReLU the output.
+Graph smallGraph() {
+  Graph g;
+  const NodeId x = g.addInput(2, "x");
+  const NodeId l = g.addLinear(x, ExactMatrix::identity(2), zerosVector(2), "lin");
+  const NodeId r = g.addReLU(l);
+  g.setOutput(r);
+  g.layout()[x] = {0, 0};
+  g.layout()[l] = {200, 0};
+  g.layout()[r] = {400, 0};
+  return g;
+}
+
+TEST(Document, MatrixEntryEditUndoRedoIsExact) {
+  Document doc;
+  doc.setGraph(smallGraph(), nullptr, "small");
+  const std::string original = textOf(doc);
+  doc.setEntry(1, Field::A, 0, 1, Exact::parse("sqrt(3)/2"));
+  EXPECT_EQ(doc.graph().node(1).A.at(0, 1), Exact::parse("sqrt(3)/2"));
+  EXPECT_TRUE(doc.isModified());
+  const std::string edited = textOf(doc);
+  doc.undoStack()->undo();
+  EXPECT_EQ(textOf(doc), original);
+  EXPECT_FALSE(doc.isModified());
+  doc.undoStack()->redo();
+  EXPECT_EQ(textOf(doc), edited);
+  EXPECT_EQ(doc.undoStack()->count(), 1);
+}
+
+TEST(Document, ResizingAPropagatesWidthsDownstream) {
+  Document doc;
+  doc.setGraph(smallGraph(), nullptr, "small");
+  doc.setMatrix(1, Field::A, ExactMatrix(3, 2));
+  EXPECT_EQ(doc.graph().node(1).dim, 3);
+  EXPECT_EQ(doc.graph().node(1).b.size(), 3u);
+  EXPECT_EQ(doc.graph().node(2).dim, 3) << "the ReLU follows its input's width";
+  EXPECT_TRUE(doc.problems().empty());
+  doc.undoStack()->undo();
+  EXPECT_EQ(doc.graph().node(2).dim, 2);
+}
+
+TEST(Document, WidthMismatchIsAllowedAndReported) {
+  Document doc;
+  doc.setGraph(smallGraph(), nullptr, "small");
+  QSignalSpy problems(&doc, &Document::problemsChanged);
+  doc.setInputWidth(0, 5);
+  ASSERT_FALSE(doc.problemsOf(1).empty());
+  const std::string message = doc.problemsOf(1).front().message;
+  EXPECT_NE(message.find('5'), std::string::npos) << message;
+  EXPECT_GE(problems.count(), 1);
+  doc.undoStack()->undo();
+  EXPECT_TRUE(doc.problems().empty());
+}
+
+TEST(Document, ConnectionsThatWouldCycleOrFeedTheInputAreRefusedWithAReason) {
+  Document doc;
+  doc.setGraph(smallGraph(), nullptr, "small");
+  auto cycle = doc.connectionRefusal(2, 1);
+  ASSERT_TRUE(cycle.has_value());
+  EXPECT_NE(cycle->find("cycle"), std::string::npos) << *cycle;
+  auto intoInput = doc.connectionRefusal(1, 0);
+  ASSERT_TRUE(intoInput.has_value());
+  EXPECT_NE(intoInput->find("input"), std::string::npos) << *intoInput;
+  auto self = doc.connectionRefusal(1, 1);
+  ASSERT_TRUE(self.has_value());
+  const std::string before = textOf(doc);
+  EXPECT_THROW(doc.connect(2, 1), Error);
+  EXPECT_EQ(textOf(doc), before);
+  EXPECT_EQ(doc.undoStack()->count(), 0);
+}
+
+TEST(Document, AddConnectAndRemoveAreUndoable) {
+  Document doc;
+  doc.setGraph(smallGraph(), nullptr, "small");
+  const std::string original = textOf(doc);
+  const NodeId concat = doc.addPrimitive(Op::Concat, 1, {600, 0});
+  EXPECT_EQ(doc.problemsOf(concat).size(), 1u) << "a Concat without inputs is a problem";
+  doc.connect(2, concat);
+  doc.connect(0, concat);
+  EXPECT_EQ(doc.graph().node(concat).dim, 4);
+  EXPECT_TRUE(doc.problemsOf(concat).empty());
+  doc.setOutput(concat);
+  const std::string built = textOf(doc);
+  // Removing the Linear renumbers the ReLU and the Concat, and leaves the ReLU unconnected.
+  doc.removeNodes({1});
+  EXPECT_EQ(doc.graph().nodeCount(), 3u);
+  EXPECT_EQ(doc.graph().node(1).op, Op::ReLU);
+  EXPECT_EQ(doc.graph().node(1).inputs, std::vector<NodeId>{kNoNode});
+  EXPECT_FALSE(doc.problemsOf(1).empty());
+  doc.undoStack()->undo();
+  EXPECT_EQ(textOf(doc), built);
+  for (int i = 0; i < 4; ++i) doc.undoStack()->undo();
+  EXPECT_EQ(textOf(doc), original);
+  for (int i = 0; i < 5; ++i) doc.undoStack()->redo();
+  EXPECT_EQ(doc.graph().nodeCount(), 3u);
+}
+
+TEST(Document, MovesOfOneDragMergeIntoOneStep) {
+  Document doc;
+  doc.setGraph(smallGraph(), nullptr, "small");
+  const ItemRef lin{ItemRef::Kind::Node, 1};
+  doc.moveItems({{lin, {210, 5}}}, true);
+  doc.moveItems({{lin, {220, 10}}}, true);
+  EXPECT_EQ(doc.undoStack()->count(), 1);
+  EXPECT_EQ(doc.position(lin)->x, 220);
+  doc.undoStack()->undo();
+  EXPECT_EQ(doc.position(lin)->x, 200);
+}
+
+TEST(Document, CollapseAndExpandAreUndoable) {
+  Document doc;
+  doc.openFile(examplePath("more_ones.json"));
+  ASSERT_FALSE(doc.graph().groups().empty());
+  const size_t collapsedItems = doc.visible().items.size();
+  doc.setAllGroupsExpanded(true);
+  EXPECT_GT(doc.visible().items.size(), collapsedItems);
+  doc.undoStack()->undo();
+  EXPECT_EQ(doc.visible().items.size(), collapsedItems);
+  doc.setGroupExpanded(0, true);
+  EXPECT_TRUE(doc.graph().groups()[0].expanded);
+  doc.undoStack()->undo();
+  EXPECT_FALSE(doc.graph().groups()[0].expanded);
+}
+
+TEST(Document, SaveAndReopenGivesTheIdenticalGraph) {
+  QTemporaryDir dir;
+  Document doc;
+  doc.openFile(examplePath("tok2tok_L3_direct.json"));
+  NodeId linear = kNoNode;
+  for (const Node& n : doc.graph().nodes()) {
+    if (n.op == Op::Linear && !n.isSlice() && linear == kNoNode) linear = n.id;
+  }
+  ASSERT_NE(linear, kNoNode);
+  doc.setEntry(linear, Field::b, 0, 0, Exact::parse("-1e10"));
+  const QString path = dir.filePath(QStringLiteral("edited.json"));
+  doc.saveTo(path);
+  EXPECT_FALSE(doc.isModified());
+  EXPECT_EQ(doc.filePath(), path);
+  Document reopened;
+  reopened.openFile(path);
+  EXPECT_EQ(textOf(reopened), textOf(doc));
+  EXPECT_EQ(reopened.graph().node(linear).b[0], Exact::parse("-1e10"));
+}
+
+TEST(Document, AFailedSaveKeepsTheOldFileAndSaysWhy) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("kept.json"));
+  Document doc;
+  doc.setGraph(smallGraph(), nullptr, "small");
+  doc.saveTo(path);
+  const std::string old = readWholeFile(path.toStdString());
+  ASSERT_EQ(::chmod(path.toLocal8Bit().constData(), 0444), 0);
+  doc.rename(1, "renamed");
+  try {
+    doc.saveTo(path);
+    FAIL() << "saving over a read-only file succeeded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("read-only"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(readWholeFile(path.toStdString()), old);
+  EXPECT_TRUE(doc.isModified()) << "the edit is still unsaved";
+  EXPECT_EQ(QDir(dir.path()).entryList(QDir::Files).size(), 1) << "no temporary file is left";
+}
+
+TEST(Document, OpeningAMalformedFileLeavesTheDocumentAsItWas) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("bad.json"));
+  writeFileAtomically(path.toStdString(),
+                      "{\"format\": \"lsrl-graph\", \"version\": 99, \"nodes\": []}");
+  Document doc;
+  doc.setGraph(smallGraph(), nullptr, "small");
+  const std::string before = textOf(doc);
+  try {
+    doc.openFile(path);
+    FAIL() << "a version 99 file opened";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("99"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(textOf(doc), before);
+}
+
+}  // namespace
+}  // namespace lsrl::studio

@@ -1,0 +1,40 @@
+// Helpers for the GUI tests: where screenshots go, example paths, event pumping.
+#pragma once
+
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QString>
+#include <QWidget>
+#include <functional>
+
+namespace lsrl::studio::test {
+
+// $LSRL_SCREENSHOT_DIR, else screenshots/ in the build tree (created).
+inline QString screenshotDir() {
+  QString dir = qEnvironmentVariable("LSRL_SCREENSHOT_DIR", QStringLiteral(LSRL_SCREENSHOT_DIR));
+  QDir().mkpath(dir);
+  return dir;
+}
+
+// Saves a PNG of `widget` as <screenshotDir>/<name>.png and returns its path.
+inline QString saveScreenshot(QWidget& widget, const QString& name) {
+  const QString path = QDir(screenshotDir()).filePath(name + QStringLiteral(".png"));
+  widget.grab().save(path);
+  return path;
+}
+
+inline QString examplePath(const char* file) {
+  return QStringLiteral(LSRL_SOURCE_DIR "/examples/") + QString::fromUtf8(file);
+}
+
+// Processes events until `done` holds or `timeoutMs` passes; returns done().
+inline bool waitUntil(const std::function<bool()>& done, int timeoutMs = 10000) {
+  QElapsedTimer timer;
+  timer.start();
+  while (!done() && timer.elapsed() < timeoutMs)
+    QApplication::processEvents(QEventLoop::AllEvents, 20);
+  return done();
+}
+
+}  // namespace lsrl::studio::test
