@@ -1,6 +1,7 @@
 #include "app/layout/incremental_layout.h"
 
 #include <algorithm>
+#include <optional>
 #include <queue>
 #include <set>
 
@@ -184,6 +185,50 @@ std::map<NodeId, NodePosition> placeNewNodes(const Graph& g, const std::vector<N
     centre[self] = at;
   }
   return out;
+}
+
+NodePosition clearingOffset(const Graph& g, const std::vector<NodeId>& newNodes) {
+  const VisibleGraph vg = visibleGraph(g);
+  const std::map<GroupId, NodePosition> groupBoxes = placeGroupBoxes(g);
+  std::vector<char> isNew(vg.items.size(), 0);
+  for (NodeId id : newNodes) {
+    if (validNode(g, id)) isNew[static_cast<size_t>(vg.itemOfNode[static_cast<size_t>(id)])] = 1;
+  }
+  std::vector<Box> fresh, old;
+  for (size_t i = 0; i < vg.items.size(); ++i) {
+    const VisibleItem& item = vg.items[i];
+    std::optional<NodePosition> at;
+    if (item.kind == VisibleItem::Kind::Node) {
+      if (auto it = g.layout().find(item.id); it != g.layout().end()) at = it->second;
+    } else if (auto it = g.groupLayout().find(item.id); it != g.groupLayout().end()) {
+      at = it->second;
+    } else if (auto box = groupBoxes.find(item.id); box != groupBoxes.end()) {
+      at = box->second;
+    }
+    if (!at) continue;
+    (isNew[i] ? fresh : old).push_back(boxAt(*at, itemSize(g, item)));
+  }
+  if (fresh.empty()) return {};
+  Box block = fresh.front();
+  for (const Box& b : fresh) {
+    block = {std::min(block.left, b.left), std::min(block.top, b.top),
+             std::max(block.right, b.right), std::max(block.bottom, b.bottom)};
+  }
+  // Slide the block's bounding box down past whatever it overlaps, a box at a time.
+  double dy = 0;
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const Box& b : old) {
+      const bool overlaps =
+          b.right + kSiblingGap > block.left && b.left - kSiblingGap < block.right &&
+          b.bottom + kSiblingGap > block.top + dy && b.top - kSiblingGap < block.bottom + dy;
+      if (overlaps) {
+        dy = b.bottom + kSiblingGap - block.top;
+        moved = true;
+      }
+    }
+  }
+  return NodePosition{0, dy};
 }
 
 std::map<GroupId, NodePosition> placeGroupBoxes(const Graph& g) {

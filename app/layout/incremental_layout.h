@@ -25,6 +25,12 @@ std::map<NodeId, NodePosition> layeredPlacement(const Graph& g, const std::vecto
 std::map<NodeId, NodePosition> placeNewNodes(const Graph& g, const std::vector<NodeId>& newNodes,
                                              NodePosition fallback);
 
+// How far to move the boxes showing `newNodes` (already positioned, e.g. a pasted or
+// inserted fragment) straight down so that none overlaps a box of the other items:
+// (0, 0) when they are clear already. Positions come from g.layout()/g.groupLayout()
+// (a group box without one sits at its members' centre).
+NodePosition clearingOffset(const Graph& g, const std::vector<NodeId>& newNodes);
+
 // Positions for the boxes of collapsed groups that have none yet (g.groupLayout()): the
 // centre of the bounding box of their members' positions (g.layout()); boxes whose
 // members have no position either are left out. Covers version 1 files (node positions

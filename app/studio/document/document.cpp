@@ -300,6 +300,8 @@ NodeId Document::addPrimitive(Op op, int dim, NodePosition at, bool slice) {
   const size_t groupsBefore = graph_.groups().size();
   const NodeId id = graph_.addUnchecked(std::move(n));
   graph_.layout()[id] = at;
+  const NodePosition offset = clearingOffset(graph_, {id});  // never on top of another box
+  graph_.layout()[id] = NodePosition{at.x + offset.x, at.y + offset.y};
   structureEdited();
   const QString what = slice ? QStringLiteral("Slice") : QString::fromUtf8(opName(op).data());
   undo_.push(
@@ -349,8 +351,20 @@ std::vector<NodeId> Document::insertFragment(const Graph& fragment, NodePosition
   for (size_t gi = groupsBefore; gi < graph_.groups().size(); ++gi) {
     const auto gid = static_cast<GroupId>(gi);
     if (graph_.groupLayout().count(gid) == 0) {
-      graph_.groupLayout().erase(gid);
       if (auto p = position(ItemRef{ItemRef::Kind::Group, gid})) graph_.groupLayout()[gid] = *p;
+    }
+  }
+  // Then the whole fragment moves down until it covers nothing already there.
+  const NodePosition offset = clearingOffset(graph_, added);
+  if (offset.x != 0 || offset.y != 0) {
+    for (NodeId id : added) {
+      graph_.layout()[id].x += offset.x;
+      graph_.layout()[id].y += offset.y;
+    }
+    for (size_t gi = groupsBefore; gi < graph_.groups().size(); ++gi) {
+      NodePosition& p = graph_.groupLayout()[static_cast<GroupId>(gi)];
+      p.x += offset.x;
+      p.y += offset.y;
     }
   }
   structureEdited();

@@ -2,6 +2,8 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QKeyEvent>
 #include <QMimeData>
 #include <QScrollBar>
@@ -13,6 +15,7 @@
 #include "app/studio/editor/graph_scene.h"
 #include "app/studio/editor/group_frame_item.h"
 #include "app/studio/editor/legend_widget.h"
+#include "app/studio/panels/palette_panel.h"
 #include "core/graph/fragment.h"
 #include "core/util/error.h"
 
@@ -358,6 +361,35 @@ void GraphView::deleteSelection() {
   } catch (const Error& e) {
     Q_EMIT statusMessage(tr("Cannot delete: %1").arg(QString::fromUtf8(e.what())));
   }
+}
+
+// Palette entries dragged onto the view are inserted where they are dropped.
+void GraphView::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasFormat(QString::fromLatin1(kPaletteMimeType))) {
+    event->acceptProposedAction();
+  } else {
+    QGraphicsView::dragEnterEvent(event);
+  }
+}
+
+void GraphView::dragMoveEvent(QDragMoveEvent* event) {
+  if (event->mimeData()->hasFormat(QString::fromLatin1(kPaletteMimeType))) {
+    event->acceptProposedAction();
+  } else {
+    QGraphicsView::dragMoveEvent(event);
+  }
+}
+
+void GraphView::dropEvent(QDropEvent* event) {
+  const QString format = QString::fromLatin1(kPaletteMimeType);
+  if (!event->mimeData()->hasFormat(format)) {
+    QGraphicsView::dropEvent(event);
+    return;
+  }
+  const QPointF at = mapToScene(event->position().toPoint());
+  event->acceptProposedAction();
+  Q_EMIT paletteItemDropped(QString::fromUtf8(event->mimeData()->data(format)),
+                            NodePosition{at.x(), at.y()});
 }
 
 }  // namespace lsrl::studio

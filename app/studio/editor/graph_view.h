@@ -54,6 +54,8 @@ class GraphView : public QGraphicsView {
   void statusMessage(const QString& message);
   // Zoom or scroll position changed (the minimap redraws its viewport rectangle).
   void viewportChanged();
+  // A palette entry was dropped on the view (its drag text, the scene point).
+  void paletteItemDropped(const QString& text, NodePosition at);
 
  protected:
   void wheelEvent(QWheelEvent* event) override;
@@ -64,6 +66,9 @@ class GraphView : public QGraphicsView {
   void keyReleaseEvent(QKeyEvent* event) override;
   void scrollContentsBy(int dx, int dy) override;
   void resizeEvent(QResizeEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dragMoveEvent(QDragMoveEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
 
  private:
   void updateSceneRect();

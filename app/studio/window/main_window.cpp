@@ -74,6 +74,8 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   connect(problems_, &ProblemsPanel::nodeActivated, this, [this](NodeId id) {
     view_->selectAndCenter(ItemRef{ItemRef::Kind::Node, id});
   });
+  connect(view_, &GraphView::paletteItemDropped, palette_,
+          [this](const QString& text, NodePosition at) { palette_->addFromMime(text, at); });
   connect(palette_, &PalettePanel::inserted, this, [this](const std::vector<NodeId>& ids) {
     if (!ids.empty()) view_->selectAndCenter(ItemRef{ItemRef::Kind::Node, ids.front()});
   });
@@ -117,8 +119,11 @@ void MainWindow::buildActions() {
   quitAction_ = make(tr("&Quit"), QKeySequence::Quit, [this] { close(); });
   undoAction_ = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
   undoAction_->setShortcut(QKeySequence::Undo);
+  // The menu says what would be undone; the toolbar button keeps a short label.
+  undoAction_->setIconText(tr("Undo"));
   redoAction_ = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
   redoAction_->setShortcuts({QKeySequence::Redo, QKeySequence(Qt::CTRL | Qt::Key_Y)});
+  redoAction_->setIconText(tr("Redo"));
   // Editing keys act on the graph only while it has focus, so text fields keep theirs.
   auto viewAction = [this](QAction* action) {
     action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
