@@ -68,7 +68,9 @@ class Clusters {
     std::string name("cluster_");
     name += std::to_string(id);
     sub = agsubg(outer, text(name), 1);
-    setAttr(sub, "margin", "12");
+    // Room for the frame the editor draws (padding and title bar) on every side, so
+    // frames never cover their neighbours.
+    setAttr(sub, "margin", std::to_string(static_cast<int>(kFramePadding + kFrameTitleHeight)));
     return sub;
   }
 

@@ -17,6 +17,10 @@ constexpr double kNodeWidth = 150;
 constexpr double kNodeHeight = 48;
 constexpr double kGroupMinWidth = 170;
 constexpr double kGroupHeight = 60;
+// An expanded group's frame around its members' boxes: padding, plus a title bar on top.
+constexpr double kFramePadding = 14;
+constexpr double kFrameTitleHeight = 22;
+
 // Room between boxes (dot's ranksep and nodesep, incremental placement's gaps).
 constexpr double kLayerGap = 70;
 constexpr double kSiblingGap = 24;

@@ -8,6 +8,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
+#include "app/layout/item_size.h"
 #include "core/io/graph_file.h"
 #include "core/io/graph_hash.h"
 #include "core/util/atomic_file.h"
@@ -143,6 +144,54 @@ TEST(Document, CollapseAndExpandAreUndoable) {
   EXPECT_TRUE(doc.graph().groups()[0].expanded);
   doc.undoStack()->undo();
   EXPECT_FALSE(doc.graph().groups()[0].expanded);
+}
+
+// Boxes overlap when the rectangles of their centres and item sizes do.
+bool anyOverlap(const Document& doc) {
+  struct R {
+    double l, t, r, b;
+  };
+  std::vector<R> boxes;
+  for (const VisibleItem& item : doc.visible().items) {
+    const ItemRef ref{
+        item.kind == VisibleItem::Kind::Node ? ItemRef::Kind::Node : ItemRef::Kind::Group, item.id};
+    const auto at = doc.position(ref);
+    if (!at) continue;
+    const ItemSize s = itemSize(doc.graph(), item);
+    boxes.push_back(
+        {at->x - s.width / 2, at->y - s.height / 2, at->x + s.width / 2, at->y + s.height / 2});
+  }
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    for (size_t j = i + 1; j < boxes.size(); ++j) {
+      const R& a = boxes[i];
+      const R& b = boxes[j];
+      if (a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+TEST(Document, ExpandingAGroupMakesRoomAndUndoPutsEverythingBack) {
+  Document doc;
+  doc.openFile(examplePath("tok2tok_L3_direct.json"));
+  ASSERT_FALSE(anyOverlap(doc)) << "the stored layout has no overlaps";
+  const std::string before = graphToString(doc.graph());
+  // The first top-level group with nested groups inside (f_modulo_counter holds f_larger).
+  GroupId outer = kNoGroup;
+  for (const Group& g : doc.graph().groups()) {
+    if (g.parent != kNoGroup || outer != kNoGroup) continue;
+    for (const Group& h : doc.graph().groups()) {
+      if (h.parent == g.id) outer = g.id;
+    }
+  }
+  ASSERT_NE(outer, kNoGroup);
+  doc.setGroupExpanded(outer, true);
+  EXPECT_EQ(doc.undoStack()->count(), 1) << "making room and expanding are one step";
+  EXPECT_FALSE(anyOverlap(doc)) << "the expanded group's members overlap other boxes";
+  doc.undoStack()->undo();
+  EXPECT_TRUE(graphToString(doc.graph()) == before) << "undo did not restore the layout exactly";
 }
 
 TEST(Document, SaveAndReopenGivesTheIdenticalGraph) {

@@ -6,6 +6,8 @@
 #include <QElapsedTimer>
 #include <QImage>
 #include <QProcess>
+#include <QSet>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 
 #include "app/studio/document/document.h"
@@ -74,8 +76,9 @@ TEST(MainWindow, ExampleWithoutAStoredLayoutIsLaidOutInTheWorker) {
   MainWindow window(testOptions(recovery.path()));
   ExampleEntry entry = exampleEntries()[1];  // vec2vec, direct
   entry.fileName = QStringLiteral("does-not-exist.json");
+  QSignalSpy started(window.layoutRunner(), &LayoutRunner::started);
   ASSERT_TRUE(window.openExample(entry));
-  EXPECT_TRUE(window.layoutRunner()->isRunning());
+  EXPECT_EQ(started.count(), 1) << "dot runs in the worker";
   window.layoutRunner()->waitForFinished();
   const Document& doc = *window.document();
   for (const VisibleItem& item : doc.visible().items) {
@@ -169,6 +172,15 @@ TEST(StartupOptions, ParsesAndExplainsErrors) {
   EXPECT_FALSE(parseStartupOptions({"lsrl-studio", "a.json", "b.json"}, &error));
 }
 
+// Distinct colours in a coarse sample: a blank or one-colour window has very few.
+int distinctColours(const QImage& image) {
+  QSet<QRgb> colours;
+  for (int y = 0; y < image.height(); y += 4) {
+    for (int x = 0; x < image.width(); x += 4) colours.insert(image.pixel(x, y));
+  }
+  return static_cast<int>(colours.size());
+}
+
 TEST(ScreenshotCommand, RendersTheTok2tokExample) {
   QTemporaryDir recovery;
   const QString out = QDir(test::screenshotDir()).filePath(QStringLiteral("cli_tok2tok.png"));
@@ -188,11 +200,31 @@ TEST(ScreenshotCommand, RendersTheTok2tokExample) {
   ASSERT_FALSE(image.isNull());
   EXPECT_EQ(image.size(), QSize(1600, 1000));
   // Not a blank window: many distinct colours (node fills by op).
-  QSet<QRgb> colours;
-  for (int y = 0; y < image.height(); y += 4) {
-    for (int x = 0; x < image.width(); x += 4) colours.insert(image.pixel(x, y));
-  }
-  EXPECT_GT(colours.size(), 20);
+  EXPECT_GT(distinctColours(image), 20);
+}
+
+// The same on a real X server (Xvfb), as anything with OpenGL will need.
+TEST(ScreenshotCommand, RendersUnderXvfb) {
+  if (!QFile::exists(QStringLiteral("/usr/bin/xvfb-run")))
+    GTEST_SKIP() << "xvfb-run is not installed";
+  QTemporaryDir recovery;
+  const QString out = QDir(test::screenshotDir()).filePath(QStringLiteral("xvfb_tok2tok.png"));
+  QFile::remove(out);
+  QProcess p;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("xcb"));
+  env.insert(QStringLiteral("LSRL_STUDIO_RECOVERY_DIR"), recovery.path());
+  p.setProcessEnvironment(env);
+  p.start(QStringLiteral("/usr/bin/xvfb-run"),
+          {QStringLiteral("-a"), QStringLiteral("-s"), QStringLiteral("-screen 0 1920x1200x24"),
+           QStringLiteral(LSRL_STUDIO_BINARY), examplePath("tok2tok_L3_direct.json"),
+           QStringLiteral("--screenshot"), out});
+  ASSERT_TRUE(p.waitForFinished(120000));
+  EXPECT_EQ(p.exitCode(), 0) << p.readAllStandardError().toStdString();
+  const QImage image(out);
+  ASSERT_FALSE(image.isNull());
+  EXPECT_EQ(image.size(), QSize(1600, 1000));
+  EXPECT_GT(distinctColours(image), 20);
 }
 
 TEST(ScreenshotCommand, AMissingFileFailsWithItsName) {
@@ -206,6 +238,41 @@ TEST(ScreenshotCommand, AMissingFileFailsWithItsName) {
   ASSERT_TRUE(p.waitForFinished(60000));
   EXPECT_EQ(p.exitCode(), 1);
   EXPECT_NE(p.readAllStandardError().indexOf("/nonexistent/g.json"), -1);
+}
+
+// cmake --install puts the binaries, the examples and the desktop entry with its icon in
+// place, and the installed explorer finds its examples (with their stored layouts).
+TEST(Install, BinariesExamplesAndDesktopEntry) {
+  QTemporaryDir prefix;
+  QProcess install;
+  install.start(QStringLiteral("cmake"),
+                {QStringLiteral("--install"), QStringLiteral(LSRL_BINARY_DIR),
+                 QStringLiteral("--prefix"), prefix.path()});
+  ASSERT_TRUE(install.waitForFinished(120000));
+  ASSERT_EQ(install.exitCode(), 0) << install.readAllStandardError().toStdString();
+  const QDir root(prefix.path());
+  for (const char* file : {"bin/lsrl", "bin/lsrl-studio", "share/applications/lsrl-studio.desktop",
+                           "share/icons/hicolor/scalable/apps/lsrl-studio.svg",
+                           "share/lsrl-studio/examples/tok2tok_L3_direct.json"}) {
+    EXPECT_TRUE(QFile::exists(root.filePath(QString::fromUtf8(file)))) << file;
+  }
+  QFile desktop(root.filePath(QStringLiteral("share/applications/lsrl-studio.desktop")));
+  ASSERT_TRUE(desktop.open(QIODevice::ReadOnly));
+  const QByteArray entry = desktop.readAll();
+  EXPECT_TRUE(entry.contains("Exec=lsrl-studio")) << entry.toStdString();
+  EXPECT_TRUE(entry.contains("Icon=lsrl-studio")) << entry.toStdString();
+
+  QProcess run;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+  run.setProcessEnvironment(env);
+  const QString shot = root.filePath(QStringLiteral("installed.png"));
+  run.start(root.filePath(QStringLiteral("bin/lsrl-studio")),
+            {QStringLiteral("--example"), QStringLiteral("tok2tok_L3_direct.json"),
+             QStringLiteral("--screenshot"), shot});
+  ASSERT_TRUE(run.waitForFinished(60000));
+  EXPECT_EQ(run.exitCode(), 0) << run.readAllStandardError().toStdString();
+  EXPECT_FALSE(QImage(shot).isNull());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <deque>
 #include <set>
 
+#include "app/layout/expansion_room.h"
 #include "app/layout/incremental_layout.h"
 #include "app/studio/document/edit_commands.h"
 #include "core/graph/derived_widths.h"
@@ -218,6 +219,11 @@ void Document::restorePositions(const std::map<NodeId, NodePosition>& nodes,
   for (const auto& [id, pos] : groups) graph_.groupLayout()[id] = pos;
   bump();
   Q_EMIT positionsChanged();
+}
+
+void Document::restorePositions(const MoveCommand::Positions& positions) {
+  for (GroupId id : positions.unsetGroups) graph_.groupLayout().erase(id);
+  restorePositions(positions.nodes, positions.groups);
 }
 
 void Document::restoreGraph(const Graph& g) {
@@ -469,35 +475,57 @@ void Document::setOutput(NodeId id) {
   pushNodeEdit({}, id, QStringLiteral("Set output"));
 }
 
-void Document::moveItems(const std::vector<std::pair<ItemRef, NodePosition>>& moves, bool merge) {
-  MoveCommand::Positions before, after;
-  auto remember = [&](NodeId id) {
-    auto it = graph_.layout().find(id);
-    before.nodes[id] = it != graph_.layout().end() ? it->second : NodePosition{};
-  };
+MoveCommand::Positions Document::plannedMoves(
+    const std::vector<std::pair<ItemRef, NodePosition>>& moves) const {
+  MoveCommand::Positions plan;  // `after` positions; before() reads the current ones
   for (const auto& [item, pos] : moves) {
     if (item.kind == ItemRef::Kind::Node) {
-      if (item.id < 0 || static_cast<size_t>(item.id) >= graph_.nodeCount()) continue;
-      remember(item.id);
-      after.nodes[item.id] = pos;
+      if (item.id >= 0 && static_cast<size_t>(item.id) < graph_.nodeCount())
+        plan.nodes[item.id] = pos;
       continue;
     }
     if (item.id < 0 || static_cast<size_t>(item.id) >= graph_.groups().size()) continue;
     const std::optional<NodePosition> old = position(item);
-    before.groups[item.id] = old.value_or(pos);
-    after.groups[item.id] = pos;
-    // Hidden members travel with their box.
-    if (old) {
-      const double dx = pos.x - old->x, dy = pos.y - old->y;
-      for (NodeId m : graph_.groups()[static_cast<size_t>(item.id)].nodes) {
-        auto it = graph_.layout().find(m);
-        if (it == graph_.layout().end() || after.nodes.count(m)) continue;
-        remember(m);
-        after.nodes[m] = NodePosition{it->second.x + dx, it->second.y + dy};
+    plan.groups[item.id] = pos;
+    if (!old) continue;
+    // Hidden members, and the boxes of groups nested inside, travel with their box.
+    const double dx = pos.x - old->x, dy = pos.y - old->y;
+    for (NodeId m : graph_.groups()[static_cast<size_t>(item.id)].nodes) {
+      auto it = graph_.layout().find(m);
+      if (it != graph_.layout().end())
+        plan.nodes.try_emplace(m, NodePosition{it->second.x + dx, it->second.y + dy});
+    }
+    for (const Group& inner : graph_.groups()) {
+      if (inner.parent != item.id) continue;
+      auto it = graph_.groupLayout().find(inner.id);
+      if (it != graph_.groupLayout().end()) {
+        plan.groups.try_emplace(inner.id, NodePosition{it->second.x + dx, it->second.y + dy});
       }
     }
   }
+  return plan;
+}
+
+MoveCommand::Positions Document::currentPositions(const MoveCommand::Positions& of) const {
+  MoveCommand::Positions now;
+  for (const auto& [id, pos] : of.nodes) {
+    auto it = graph_.layout().find(id);
+    now.nodes[id] = it != graph_.layout().end() ? it->second : pos;
+  }
+  for (const auto& [id, pos] : of.groups) {
+    if (graph_.groupLayout().count(id) == 0) {
+      now.unsetGroups.push_back(id);
+    } else {
+      now.groups[id] = graph_.groupLayout().at(id);
+    }
+  }
+  return now;
+}
+
+void Document::moveItems(const std::vector<std::pair<ItemRef, NodePosition>>& moves, bool merge) {
+  MoveCommand::Positions after = plannedMoves(moves);
   if (after.nodes.empty() && after.groups.empty()) return;
+  MoveCommand::Positions before = currentPositions(after);
   restorePositions(after.nodes, after.groups);
   const QString text = moves.size() == 1 ? QStringLiteral("Move")
                                          : QStringLiteral("Move %1 items").arg(moves.size());
@@ -506,17 +534,14 @@ void Document::moveItems(const std::vector<std::pair<ItemRef, NodePosition>>& mo
 
 void Document::applyLayout(const std::map<NodeId, NodePosition>& nodes,
                            const std::map<GroupId, NodePosition>& groups, const QString& what) {
-  MoveCommand::Positions before{graph_.layout(), graph_.groupLayout()};
-  MoveCommand::Positions after = before;
+  MoveCommand::Positions after;
   for (const auto& [id, pos] : nodes) {
     if (id >= 0 && static_cast<size_t>(id) < graph_.nodeCount()) after.nodes[id] = pos;
   }
   for (const auto& [id, pos] : groups) {
     if (id >= 0 && static_cast<size_t>(id) < graph_.groups().size()) after.groups[id] = pos;
   }
-  // Keys must match for undo to put back exactly the old set of placed items.
-  for (const auto& [id, pos] : after.nodes) before.nodes.try_emplace(id, pos);
-  for (const auto& [id, pos] : after.groups) before.groups.try_emplace(id, pos);
+  MoveCommand::Positions before = currentPositions(after);
   restorePositions(after.nodes, after.groups);
   undo_.push(new MoveCommand(this, std::move(before), std::move(after), false, what));
 }
@@ -651,8 +676,27 @@ void Document::setGroupExpanded(GroupId id, bool expanded) {
   if (group.expanded == expanded) return;
   const QString text = QStringLiteral("%1 %2").arg(expanded ? "Expand" : "Collapse",
                                                    QString::fromStdString(group.function));
-  if (expanded) placeUnplacedMembers(id);
-  undo_.push(new GroupExpandCommand(this, {id}, expanded, text));
+  if (!expanded) {
+    undo_.push(new GroupExpandCommand(this, {id}, expanded, text));
+    return;
+  }
+  placeUnplacedMembers(id);
+  // One undo step: the moves that make room for the frame, then the expansion.
+  std::vector<std::pair<ItemRef, NodePosition>> moves;
+  for (const ItemMove& m : roomForExpansion(graph_, id)) {
+    const auto kind =
+        m.item.kind == VisibleItem::Kind::Node ? ItemRef::Kind::Node : ItemRef::Kind::Group;
+    moves.emplace_back(ItemRef{kind, m.item.id}, m.to);
+  }
+  auto* step = new QUndoCommand(text);
+  MoveCommand::Positions after = plannedMoves(moves);
+  if (!after.nodes.empty() || !after.groups.empty()) {
+    MoveCommand::Positions before = currentPositions(after);
+    restorePositions(after.nodes, after.groups);
+    new MoveCommand(this, std::move(before), std::move(after), false, text, step);
+  }
+  new GroupExpandCommand(this, std::vector<GroupId>{id}, expanded, text, step);
+  undo_.push(step);
 }
 
 void Document::setAllGroupsExpanded(bool expanded) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "app/layout/visible_graph.h"
+#include "app/studio/document/edit_commands.h"
 #include "core/graph/checks.h"
 #include "core/graph/graph.h"
 
@@ -129,6 +130,7 @@ class Document : public QObject {
   void restoreNodes(const std::vector<Node>& nodes, NodeId output);
   void restorePositions(const std::map<NodeId, NodePosition>& nodes,
                         const std::map<GroupId, NodePosition>& groups);
+  void restorePositions(const MoveCommand::Positions& positions);
   void restoreGraph(const Graph& g);  // structural undo: the whole graph
   void restoreGroupsExpanded(const std::vector<GroupId>& ids, bool expanded);
   Graph& mutableGraph() { return graph_; }
@@ -155,6 +157,11 @@ class Document : public QObject {
   void revalidate();
   void rebuildVisible();
   void placeUnplacedMembers(GroupId id);
+  // The positions after moving these items (with what travels along: hidden members and
+  // nested group boxes), and the current positions of the same keys.
+  MoveCommand::Positions plannedMoves(
+      const std::vector<std::pair<ItemRef, NodePosition>>& moves) const;
+  MoveCommand::Positions currentPositions(const MoveCommand::Positions& of) const;
   void bump();
   // Pushes a command replacing the records of `after`'s nodes (before = current).
   void pushNodeEdit(std::vector<Node> after, NodeId output, const QString& text);

@@ -71,21 +71,21 @@ void SnapshotCommand::redo() {
 }
 
 MoveCommand::MoveCommand(Document* doc, Positions before, Positions after, bool mergeable,
-                         const QString& text)
-    : QUndoCommand(text),
+                         const QString& text, QUndoCommand* parent)
+    : QUndoCommand(text, parent),
       doc_(doc),
       before_(std::move(before)),
       after_(std::move(after)),
       mergeable_(mergeable) {}
 
-void MoveCommand::undo() { doc_->restorePositions(before_.nodes, before_.groups); }
+void MoveCommand::undo() { doc_->restorePositions(before_); }
 
 void MoveCommand::redo() {
   if (applied_) {
     applied_ = false;
     return;
   }
-  doc_->restorePositions(after_.nodes, after_.groups);
+  doc_->restorePositions(after_);
 }
 
 bool MoveCommand::mergeWith(const QUndoCommand* other) {
@@ -108,8 +108,8 @@ bool MoveCommand::mergeWith(const QUndoCommand* other) {
 }
 
 GroupExpandCommand::GroupExpandCommand(Document* doc, std::vector<GroupId> groups, bool expanded,
-                                       const QString& text)
-    : QUndoCommand(text), doc_(doc), groups_(std::move(groups)), expanded_(expanded) {}
+                                       const QString& text, QUndoCommand* parent)
+    : QUndoCommand(text, parent), doc_(doc), groups_(std::move(groups)), expanded_(expanded) {}
 
 void GroupExpandCommand::undo() { doc_->restoreGroupsExpanded(groups_, !expanded_); }
 

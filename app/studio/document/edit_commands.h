@@ -71,9 +71,12 @@ class MoveCommand : public QUndoCommand {
   struct Positions {
     std::map<NodeId, NodePosition> nodes;
     std::map<GroupId, NodePosition> groups;
+    // Group boxes that had no stored position (drawn at their members' centre): restoring
+    // removes the stored one again, so undo gives back exactly the old file.
+    std::vector<GroupId> unsetGroups;
   };
-  MoveCommand(Document* doc, Positions before, Positions after, bool mergeable,
-              const QString& text);
+  MoveCommand(Document* doc, Positions before, Positions after, bool mergeable, const QString& text,
+              QUndoCommand* parent = nullptr);
   void undo() override;
   void redo() override;
   int id() const override { return mergeable_ ? 1 : -1; }
@@ -90,8 +93,8 @@ class MoveCommand : public QUndoCommand {
 // Collapsing or expanding sugar groups (one, or all at once).
 class GroupExpandCommand : public QUndoCommand {
  public:
-  GroupExpandCommand(Document* doc, std::vector<GroupId> groups, bool expanded,
-                     const QString& text);
+  GroupExpandCommand(Document* doc, std::vector<GroupId> groups, bool expanded, const QString& text,
+                     QUndoCommand* parent = nullptr);
   void undo() override;
   void redo() override;
 

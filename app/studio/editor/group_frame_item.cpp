@@ -13,7 +13,7 @@
 namespace lsrl::studio {
 
 GroupFrameItem::GroupFrameItem(const Group& group, int depth)
-    : group_(group.id), depth_(depth), title_(groupTitle(group)) {
+    : group_(group.id), depth_(depth), title_(groupCaption(group)) {
   // Outer frames below inner ones, all below edges (-10) and boxes (0).
   setZValue(-100 + depth);
   setToolTip(QStringLiteral("%1 \u2014 %2 nodes, double-click the title to collapse")

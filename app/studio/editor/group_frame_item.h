@@ -8,6 +8,7 @@
 #include <QGraphicsItem>
 #include <QString>
 
+#include "app/layout/item_size.h"
 #include "core/graph/graph.h"
 
 namespace lsrl::studio {
@@ -15,8 +16,8 @@ namespace lsrl::studio {
 class GroupFrameItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 3 };
-  static constexpr double kPadding = 14;
-  static constexpr double kTitleHeight = 22;
+  static constexpr double kPadding = kFramePadding;
+  static constexpr double kTitleHeight = kFrameTitleHeight;
 
   GroupFrameItem(const Group& group, int depth);
   int type() const override { return Type; }

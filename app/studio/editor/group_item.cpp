@@ -20,7 +20,7 @@ QString groupParamsText(const Group& group) {
   return parts.join(QStringLiteral(", "));
 }
 
-QString groupTitle(const Group& group) {
+QString groupCaption(const Group& group) {
   return QString::fromStdString(group.function) + QLatin1Char('(') + groupParamsText(group) +
          QLatin1Char(')');
 }
@@ -42,7 +42,7 @@ GroupItem::GroupItem(const Graph& graph, GroupId id, QSizeF size, std::vector<No
   setInputPorts(std::vector<bool>(producers_.size(), true), false);
   setIsOutput(graph.output() == output_);
   setDescription(QStringLiteral("%1 \u2014 %2 nodes, double-click to expand")
-                     .arg(groupTitle(group))
+                     .arg(groupCaption(group))
                      .arg(group.nodes.size()));
 }
 

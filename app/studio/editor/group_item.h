@@ -12,8 +12,9 @@ namespace lsrl::studio {
 
 // "scale=1000, y=1/2": the group's parameters except references to nodes ("node 4").
 QString groupParamsText(const Group& group);
-// "f_larger(y=1/2, scale=1000)".
-QString groupTitle(const Group& group);
+// "f_larger(y=1/2, scale=1000)": the title drawn on boxes and frames; unlike the layout's
+// groupTitle() it leaves out operands that are nodes (the edges show those).
+QString groupCaption(const Group& group);
 
 class GroupItem : public BoxItem {
  public:

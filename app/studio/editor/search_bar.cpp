@@ -96,7 +96,7 @@ std::vector<ItemRef> SearchBar::matches(const QString& raw) const {
     if (!n.name.empty() && QString::fromStdString(n.name).contains(text, Qt::CaseInsensitive))
       found.push_back(ItemRef{ItemRef::Kind::Node, n.id});
   for (const Group& group : g.groups())
-    if (groupTitle(group).contains(text, Qt::CaseInsensitive))
+    if (groupCaption(group).contains(text, Qt::CaseInsensitive))
       found.push_back(ItemRef{ItemRef::Kind::Group, group.id});
   return found;
 }
