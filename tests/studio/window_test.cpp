@@ -181,63 +181,70 @@ int distinctColours(const QImage& image) {
   return static_cast<int>(colours.size());
 }
 
-TEST(ScreenshotCommand, RendersTheTok2tokExample) {
+// Runs `program` with `arguments` on the given Qt platform, a private recovery folder;
+// returns the exit code (-1 on a timeout) and stores stderr.
+int runWithPlatform(const QString& program, const QStringList& arguments, const QString& platform,
+                    QByteArray* errors) {
   QTemporaryDir recovery;
-  const QString out = QDir(test::screenshotDir()).filePath(QStringLiteral("cli_tok2tok.png"));
-  QFile::remove(out);
   QProcess p;
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+  env.insert(QStringLiteral("QT_QPA_PLATFORM"), platform);
   env.insert(QStringLiteral("LSRL_STUDIO_RECOVERY_DIR"), recovery.path());
   p.setProcessEnvironment(env);
-  p.start(QStringLiteral(LSRL_STUDIO_BINARY),
-          {examplePath("tok2tok_L3_direct.json"), QStringLiteral("--screenshot"), out,
-           QStringLiteral("--view"), QStringLiteral("debranch"), QStringLiteral("--step"),
-           QStringLiteral("3")});
-  ASSERT_TRUE(p.waitForFinished(60000));
-  EXPECT_EQ(p.exitCode(), 0) << p.readAllStandardError().toStdString();
-  const QImage image(out);
-  ASSERT_FALSE(image.isNull());
+  p.start(program, arguments);
+  if (!p.waitForFinished(120000)) return -1;
+  *errors = p.readAllStandardError();
+  return p.exitCode();
+}
+
+// A screenshot of the whole tok2tok graph: the window's size, not blank (many distinct
+// colours: node fills by op, groups, edges).
+void expectTok2tokScreenshot(const QString& path) {
+  const QImage image(path);
+  ASSERT_FALSE(image.isNull()) << path.toStdString();
   EXPECT_EQ(image.size(), QSize(1600, 1000));
-  // Not a blank window: many distinct colours (node fills by op).
   EXPECT_GT(distinctColours(image), 20);
+}
+
+TEST(ScreenshotCommand, RendersTheTok2tokExample) {
+  const QString out = QDir(test::screenshotDir()).filePath(QStringLiteral("cli_tok2tok.png"));
+  QFile::remove(out);
+  QByteArray errors;
+  const int code =
+      runWithPlatform(QStringLiteral(LSRL_STUDIO_BINARY),
+                      {examplePath("tok2tok_L3_direct.json"), QStringLiteral("--screenshot"), out,
+                       QStringLiteral("--view"), QStringLiteral("debranch"),
+                       QStringLiteral("--step"), QStringLiteral("3")},
+                      QStringLiteral("offscreen"), &errors);
+  EXPECT_EQ(code, 0) << errors.toStdString();
+  expectTok2tokScreenshot(out);
 }
 
 // The same on a real X server (Xvfb), as anything with OpenGL will need.
 TEST(ScreenshotCommand, RendersUnderXvfb) {
   if (!QFile::exists(QStringLiteral("/usr/bin/xvfb-run")))
     GTEST_SKIP() << "xvfb-run is not installed";
-  QTemporaryDir recovery;
   const QString out = QDir(test::screenshotDir()).filePath(QStringLiteral("xvfb_tok2tok.png"));
   QFile::remove(out);
-  QProcess p;
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("xcb"));
-  env.insert(QStringLiteral("LSRL_STUDIO_RECOVERY_DIR"), recovery.path());
-  p.setProcessEnvironment(env);
-  p.start(QStringLiteral("/usr/bin/xvfb-run"),
-          {QStringLiteral("-a"), QStringLiteral("-s"), QStringLiteral("-screen 0 1920x1200x24"),
-           QStringLiteral(LSRL_STUDIO_BINARY), examplePath("tok2tok_L3_direct.json"),
-           QStringLiteral("--screenshot"), out});
-  ASSERT_TRUE(p.waitForFinished(120000));
-  EXPECT_EQ(p.exitCode(), 0) << p.readAllStandardError().toStdString();
-  const QImage image(out);
-  ASSERT_FALSE(image.isNull());
-  EXPECT_EQ(image.size(), QSize(1600, 1000));
-  EXPECT_GT(distinctColours(image), 20);
+  QByteArray errors;
+  const int code =
+      runWithPlatform(QStringLiteral("/usr/bin/xvfb-run"),
+                      {QStringLiteral("-a"), QStringLiteral("-s"),
+                       QStringLiteral("-screen 0 1920x1200x24"), QStringLiteral(LSRL_STUDIO_BINARY),
+                       examplePath("tok2tok_L3_direct.json"), QStringLiteral("--screenshot"), out},
+                      QStringLiteral("xcb"), &errors);
+  EXPECT_EQ(code, 0) << errors.toStdString();
+  expectTok2tokScreenshot(out);
 }
 
 TEST(ScreenshotCommand, AMissingFileFailsWithItsName) {
-  QProcess p;
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-  p.setProcessEnvironment(env);
-  p.start(QStringLiteral(LSRL_STUDIO_BINARY),
-          {QStringLiteral("/nonexistent/g.json"), QStringLiteral("--screenshot"),
-           QStringLiteral("/tmp/x.png")});
-  ASSERT_TRUE(p.waitForFinished(60000));
-  EXPECT_EQ(p.exitCode(), 1);
-  EXPECT_NE(p.readAllStandardError().indexOf("/nonexistent/g.json"), -1);
+  QByteArray errors;
+  EXPECT_EQ(runWithPlatform(QStringLiteral(LSRL_STUDIO_BINARY),
+                            {QStringLiteral("/nonexistent/g.json"), QStringLiteral("--screenshot"),
+                             QStringLiteral("/tmp/x.png")},
+                            QStringLiteral("offscreen"), &errors),
+            1);
+  EXPECT_NE(errors.indexOf("/nonexistent/g.json"), -1) << errors.toStdString();
 }
 
 // cmake --install puts the binaries, the examples and the desktop entry with its icon in
@@ -262,17 +269,15 @@ TEST(Install, BinariesExamplesAndDesktopEntry) {
   EXPECT_TRUE(entry.contains("Exec=lsrl-studio")) << entry.toStdString();
   EXPECT_TRUE(entry.contains("Icon=lsrl-studio")) << entry.toStdString();
 
-  QProcess run;
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-  run.setProcessEnvironment(env);
   const QString shot = root.filePath(QStringLiteral("installed.png"));
-  run.start(root.filePath(QStringLiteral("bin/lsrl-studio")),
-            {QStringLiteral("--example"), QStringLiteral("tok2tok_L3_direct.json"),
-             QStringLiteral("--screenshot"), shot});
-  ASSERT_TRUE(run.waitForFinished(60000));
-  EXPECT_EQ(run.exitCode(), 0) << run.readAllStandardError().toStdString();
-  EXPECT_FALSE(QImage(shot).isNull());
+  QByteArray errors;
+  EXPECT_EQ(runWithPlatform(root.filePath(QStringLiteral("bin/lsrl-studio")),
+                            {QStringLiteral("--example"), QStringLiteral("tok2tok_L3_direct.json"),
+                             QStringLiteral("--screenshot"), shot},
+                            QStringLiteral("offscreen"), &errors),
+            0)
+      << errors.toStdString();
+  expectTok2tokScreenshot(shot);
 }
 
 }  // namespace
