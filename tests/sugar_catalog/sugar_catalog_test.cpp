@@ -103,7 +103,7 @@ TEST(SugarCatalog, LargerOfTwoNodesLeavesOneConcatWithTwoSlots) {
   EXPECT_EQ(f.graph.node(0).op, Op::Concat);
   const Group& group = f.graph.groups()[0];
   EXPECT_EQ(param(group, "scale"), "1000");
-  EXPECT_EQ(param(group, "x"), "unconnected");
+  EXPECT_EQ(param(group, "x"), "operand");
   // The nested f_step group survives and names its input in fragment ids.
   ASSERT_EQ(f.graph.groups().size(), 2u);
   const Group& step = f.graph.groups()[1];

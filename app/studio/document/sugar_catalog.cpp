@@ -274,7 +274,7 @@ class Scratch {
     }
     const NodeId old = std::stoi(digits);
     if (old < 0 || static_cast<size_t>(old) >= newId.size()) return value;
-    if (operandOf_.count(old)) return "unconnected";
+    if (operandOf_.count(old)) return "operand";  // an input to wire: true before and after wiring
     return prefix + std::to_string(newId[static_cast<size_t>(old)]);
   }
 

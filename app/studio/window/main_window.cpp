@@ -228,9 +228,9 @@ void MainWindow::buildDocks() {
   dock(tr("Properties"), QStringLiteral("PropertiesDock"), properties_, Qt::RightDockWidgetArea);
   dock(tr("Overview"), QStringLiteral("OverviewDock"), minimap_, Qt::RightDockWidgetArea);
   dock(tr("Problems"), QStringLiteral("ProblemsDock"), problems_, Qt::BottomDockWidgetArea);
-  resizeDocks({findChild<QDockWidget*>(QStringLiteral("PaletteDock"))}, {240}, Qt::Horizontal);
-  resizeDocks({findChild<QDockWidget*>(QStringLiteral("PropertiesDock"))}, {400}, Qt::Horizontal);
-  resizeDocks({findChild<QDockWidget*>(QStringLiteral("ProblemsDock"))}, {130}, Qt::Vertical);
+  resizeDocks({findChild<QDockWidget*>(QStringLiteral("PaletteDock"))}, {210}, Qt::Horizontal);
+  resizeDocks({findChild<QDockWidget*>(QStringLiteral("PropertiesDock"))}, {360}, Qt::Horizontal);
+  resizeDocks({findChild<QDockWidget*>(QStringLiteral("ProblemsDock"))}, {110}, Qt::Vertical);
 }
 
 void MainWindow::buildToolBar() {
