@@ -234,6 +234,15 @@ TEST(Document, AFailedSaveKeepsTheOldFileAndSaysWhy) {
   EXPECT_EQ(QDir(dir.path()).entryList(QDir::Files).size(), 1) << "no temporary file is left";
 }
 
+TEST(Document, AbsurdPositionsCountAsUnplaced) {
+  Graph g = smallGraph();
+  g.layout()[1] = {1e300, -1e300};
+  Document doc;
+  doc.setGraph(std::move(g), nullptr, "far away");
+  EXPECT_FALSE(doc.position(ItemRef{ItemRef::Kind::Node, 1}).has_value());
+  EXPECT_TRUE(doc.position(ItemRef{ItemRef::Kind::Node, 0}).has_value());
+}
+
 TEST(Document, OpeningAMalformedFileLeavesTheDocumentAsItWas) {
   QTemporaryDir dir;
   const QString path = dir.filePath(QStringLiteral("bad.json"));

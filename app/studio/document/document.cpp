@@ -2,6 +2,7 @@
 
 #include <QFileInfo>
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <set>
 
@@ -33,6 +34,8 @@ std::string_view fieldName(Field f) {
 bool isVectorField(Field f) { return f == Field::b || f == Field::init || f == Field::bias; }
 
 namespace {
+
+constexpr double kMaxDrawableCoordinate = 1e7;
 
 std::string describeNode(const Node& n) {
   std::string s = std::string(n.countedOpName()) + " " + std::to_string(n.id);
@@ -118,6 +121,14 @@ std::optional<NodePosition> Document::position(ItemRef item) const {
 
 void Document::replaceContent(Graph g, nlohmann::json metadata) {
   graph_ = std::move(g);
+  // Positions far beyond any drawing (a hand-edited file) would wreck the view: such
+  // items count as unplaced and get laid out afresh.
+  auto absurd = [](const auto& entry) {
+    return !(std::abs(entry.second.x) <= kMaxDrawableCoordinate &&
+             std::abs(entry.second.y) <= kMaxDrawableCoordinate);
+  };
+  std::erase_if(graph_.layout(), absurd);
+  std::erase_if(graph_.groupLayout(), absurd);
   metadata_ = std::move(metadata);
   undo_.clear();
   undo_.setClean();

@@ -1,6 +1,7 @@
 #include "app/studio/window/screenshot.h"
 
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QImageWriter>
 #include <QPixmap>
 
@@ -11,14 +12,28 @@
 
 namespace lsrl::studio {
 
+namespace {
+
+// Lets queued work (the scene's change notifications, the overview's coalescing timer)
+// run, so the picture shows the settled state.
+void settle(int ms) {
+  QElapsedTimer timer;
+  timer.start();
+  do {
+    QApplication::processEvents(QEventLoop::AllEvents, 20);
+  } while (timer.elapsed() < ms);
+}
+
+}  // namespace
+
 void renderScreenshot(MainWindow& window, const QString& path, QSize size) {
   window.resize(size);
   window.show();
-  QApplication::processEvents();
+  settle(50);
   window.layoutRunner()->waitForFinished();
-  QApplication::processEvents();
+  settle(50);
   window.graphView()->fitAll();
-  QApplication::processEvents();
+  settle(250);
   const QPixmap pixmap = window.grab();
   QImageWriter writer(path, "png");
   if (!writer.write(pixmap.toImage())) {
