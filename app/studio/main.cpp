@@ -58,7 +58,12 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "lsrl-studio: %s\n", qPrintable(window.lastError()));
       return 1;
     }
-    window.showView(options->view);
+    const QString viewError = window.showView(options->view, options->step);
+    if (!viewError.isEmpty()) {
+      std::fprintf(stderr, "lsrl-studio: --view %s: %s\n", qPrintable(options->view),
+                   qPrintable(viewError));
+      return 1;
+    }
     try {
       renderScreenshot(window, options->screenshot, options->size);
     } catch (const std::exception& e) {

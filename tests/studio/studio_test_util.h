@@ -7,6 +7,9 @@
 #include <QString>
 #include <QWidget>
 #include <functional>
+#include <memory>
+
+#include "app/studio/document/document.h"
 
 namespace lsrl::studio::test {
 
@@ -36,5 +39,18 @@ inline bool waitUntil(const std::function<bool()>& done, int timeoutMs = 10000) 
     QApplication::processEvents(QEventLoop::AllEvents, 20);
   return done();
 }
+
+// A view of type V over a document opened on an example file, shown at `size`.
+template <class V>
+struct ViewOnExample {
+  ViewOnExample(const char* file, QSize size) {
+    doc.openFile(examplePath(file));
+    view = std::make_unique<V>(&doc, nullptr);
+    view->resize(size);
+    view->show();
+  }
+  Document doc;
+  std::unique_ptr<V> view;
+};
 
 }  // namespace lsrl::studio::test

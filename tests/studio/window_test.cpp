@@ -144,6 +144,18 @@ TEST(MainWindow, CrashRecoveryRestoresTheEdit) {
   saveScreenshot(window, QStringLiteral("window_recovered"));
 }
 
+TEST(MainWindow, ARecoveryFileFromANewerVersionIsRefusedAndKept) {
+  QTemporaryDir recovery;
+  const QString file = recovery.filePath(QStringLiteral("future.lsrl-recovery.json"));
+  writeFileAtomically(file.toStdString(),
+                      R"({"format": "lsrl-recovery", "version": 7, "title": "x", "graph": {}})");
+  MainWindow window(testOptions(recovery.path()));
+  EXPECT_FALSE(window.offerRecovery(/*restoreNewest=*/true));
+  EXPECT_NE(window.lastError().indexOf(QStringLiteral("version 7")), -1)
+      << window.lastError().toStdString();
+  EXPECT_TRUE(QFile::exists(file)) << "work that cannot be read now is not thrown away";
+}
+
 TEST(MainWindow, AutosaveWritesAfterAnEditAndARunningSessionIsNotOffered) {
   QTemporaryDir recovery;
   MainWindow window(testOptions(recovery.path()));
@@ -166,8 +178,8 @@ TEST(StartupOptions, ParsesAndExplainsErrors) {
   EXPECT_EQ(o->view, QStringLiteral("stepper"));
   EXPECT_EQ(o->step, 4);
   EXPECT_EQ(o->size, QSize(800, 600));
-  EXPECT_FALSE(parseStartupOptions({"lsrl-studio", "--view", "heatmap"}, &error));
-  EXPECT_NE(error.indexOf(QStringLiteral("heatmap")), -1);
+  EXPECT_FALSE(parseStartupOptions({"lsrl-studio", "--view", "bogus"}, &error));
+  EXPECT_NE(error.indexOf(QStringLiteral("bogus")), -1);
   EXPECT_FALSE(parseStartupOptions({"lsrl-studio", "--size", "big"}, &error));
   EXPECT_FALSE(parseStartupOptions({"lsrl-studio", "a.json", "b.json"}, &error));
 }

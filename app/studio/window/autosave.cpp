@@ -18,6 +18,7 @@ namespace lsrl::studio {
 namespace {
 
 constexpr const char* kFormat = "lsrl-recovery";
+constexpr int kRecoveryVersion = 1;
 const QString kSuffix = QStringLiteral(".lsrl-recovery.json");
 
 QString lockPathOf(const QString& recoveryFile) {
@@ -76,7 +77,7 @@ void Autosave::saveNow() {
 void Autosave::write(const Document& doc, const QString& path) {
   nlohmann::json rec;
   rec["format"] = kFormat;
-  rec["version"] = 1;
+  rec["version"] = kRecoveryVersion;
   rec["original_path"] = doc.filePath().toStdString();
   rec["title"] = doc.displayName().toStdString();
   rec["saved_at"] = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
@@ -121,6 +122,12 @@ void Autosave::restore(const RecoveryEntry& entry, Document* doc) {
   }
   if (!rec.is_object() || !rec.contains("graph"))
     throw Error(path + ": no \"graph\" in the recovery file");
+  const int version = rec.value("version", 0);
+  if (version != kRecoveryVersion) {
+    throw Error(path + ": recovery file version " + std::to_string(version) +
+                ", this explorer reads version " + std::to_string(kRecoveryVersion) +
+                (version > kRecoveryVersion ? " (written by a newer LSRL Studio)" : ""));
+  }
   nlohmann::json metadata;
   Graph g = graphFromJson(rec["graph"], path, &metadata);
   doc->setGraph(std::move(g), std::move(metadata), entry.title, /*modified=*/true,

@@ -12,7 +12,9 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QToolBar>
 
 #include "app/layout/incremental_layout.h"
@@ -22,10 +24,16 @@
 #include "app/studio/panels/palette_panel.h"
 #include "app/studio/panels/problems_panel.h"
 #include "app/studio/panels/properties_panel.h"
+#include "app/studio/player/debranch_view.h"
+#include "app/studio/plots/noise_plot_view.h"
+#include "app/studio/plots/trajectory_view.h"
+#include "app/studio/plots/ua_heatmap_view.h"
+#include "app/studio/stepper/stepper_view.h"
 #include "app/studio/window/autosave.h"
 #include "app/studio/window/examples_catalog.h"
 #include "app/studio/window/layout_runner.h"
 #include "app/studio/window/recent_files.h"
+#include "app/studio/window/startup_options.h"
 
 // The icons are compiled into the static library, whose resources are registered by
 // name (outside any namespace, as Q_INIT_RESOURCE requires).
@@ -46,8 +54,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   initStudioResources();
   setObjectName(QStringLiteral("MainWindow"));
   setWindowIcon(QIcon(QStringLiteral(":/icons/lsrl-studio.svg")));
-  view_ = new GraphView(doc_, this);
-  setCentralWidget(view_);
+  buildViews();
   recent_ = new RecentFiles(this);
   layout_ = new LayoutRunner(doc_, this);
   buildActions();
@@ -104,6 +111,40 @@ MainWindow::~MainWindow() {
 }
 
 // ---- building the window -------------------------------------------------------
+
+void MainWindow::buildViews() {
+  views_ = new QTabWidget(this);
+  views_->setObjectName(QStringLiteral("Views"));
+  views_->setDocumentMode(true);
+  view_ = new GraphView(doc_, views_);
+  debranch_ = new DebranchView(doc_, views_);
+  stepper_ = new StepperView(doc_, views_);
+  trajectory_ = new TrajectoryView(doc_, views_);
+  heatmap_ = new UaHeatmapView(doc_, views_);
+  noise_ = new NoisePlotView(doc_, views_);
+  // Views with many controls scroll rather than force the window wider than the screen.
+  auto scrolling = [this](QWidget* view) {
+    auto* area = new QScrollArea(views_);
+    area->setWidget(view);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    return area;
+  };
+  views_->addTab(view_, tr("Graph"));
+  views_->addTab(scrolling(debranch_), tr("Debranching"));
+  views_->addTab(scrolling(stepper_), tr("Token stepper"));
+  views_->addTab(scrolling(trajectory_), tr("Trajectories"));
+  views_->addTab(scrolling(heatmap_), tr("Approximation heat map"));
+  views_->addTab(scrolling(noise_), tr("Noise robustness"));
+  setCentralWidget(views_);
+  // The trajectory views follow the stepper's runs and its current token.
+  connect(stepper_, &StepperView::seriesAvailable, trajectory_,
+          [this] { trajectory_->setSeries(stepper_->stateSeries()); });
+  connect(stepper_, &StepperView::currentStepChanged, trajectory_, &TrajectoryView::setCurrentStep);
+  connect(trajectory_, &TrajectoryView::stepRequested, stepper_, &StepperView::goToStep);
+}
+
+QStringList MainWindow::viewNames() { return studioViewNames(); }
 
 void MainWindow::buildActions() {
   auto make = [this](const QString& text, const QKeySequence& key, auto slot) {
@@ -228,6 +269,26 @@ void MainWindow::buildDocks() {
   dock(tr("Properties"), QStringLiteral("PropertiesDock"), properties_, Qt::RightDockWidgetArea);
   dock(tr("Overview"), QStringLiteral("OverviewDock"), minimap_, Qt::RightDockWidgetArea);
   dock(tr("Problems"), QStringLiteral("ProblemsDock"), problems_, Qt::BottomDockWidgetArea);
+  // The palette, properties and overview serve the graph editor: the other views get
+  // the room while they are shown, and the docks come back as they were.
+  const QList<QDockWidget*> editorDocks = {
+      findChild<QDockWidget*>(QStringLiteral("PaletteDock")),
+      findChild<QDockWidget*>(QStringLiteral("PropertiesDock")),
+      findChild<QDockWidget*>(QStringLiteral("OverviewDock"))};
+  connect(views_, &QTabWidget::currentChanged, this, [this, editorDocks](int index) {
+    const bool editing = views_->widget(index) == view_;
+    if (!editing && !editorDocksHidden_) {
+      hiddenDocks_.clear();
+      for (QDockWidget* d : editorDocks) {
+        if (d->isVisible()) hiddenDocks_.append(d);
+        d->hide();
+      }
+      editorDocksHidden_ = true;
+    } else if (editing && editorDocksHidden_) {
+      for (QDockWidget* d : std::as_const(hiddenDocks_)) d->show();
+      editorDocksHidden_ = false;
+    }
+  });
   resizeDocks({findChild<QDockWidget*>(QStringLiteral("PaletteDock"))}, {210}, Qt::Horizontal);
   resizeDocks({findChild<QDockWidget*>(QStringLiteral("PropertiesDock"))}, {360}, Qt::Horizontal);
   resizeDocks({findChild<QDockWidget*>(QStringLiteral("ProblemsDock"))}, {110}, Qt::Vertical);
@@ -439,12 +500,34 @@ void MainWindow::ensureLayout() {
   layout_->start(/*undoable=*/false);
 }
 
-QString MainWindow::showView(const QString& name) {
-  // The debranching player, token stepper and trajectory views arrive with the next
-  // part of the explorer; until then every view name shows the graph.
-  Q_UNUSED(name);
-  view_->setFocus();
-  return QStringLiteral("graph");
+QString MainWindow::showView(const QString& name, int step) {
+  const int index = static_cast<int>(viewNames().indexOf(name));
+  if (index < 0)
+    return tr("there is no view '%1' (views: %2)")
+        .arg(name, viewNames().join(QStringLiteral(", ")));
+  views_->setCurrentIndex(index);
+  if (name == QLatin1String("debranch")) {
+    if (!debranch_->hasCompile() && !debranch_->compileAndWait()) return debranch_->statusText();
+    if (step >= 0 && !debranch_->showStep(step)) {
+      return tr("the compile has steps 0..%1, not %2").arg(debranch_->stepCount()).arg(step);
+    }
+  } else if (name == QLatin1String("stepper") || name == QLatin1String("trajectory")) {
+    if (!stepper_->showStep(std::max(step, 0))) {
+      return stepper_->lastError().isEmpty() ? tr("the run has token steps 0..%1, not %2")
+                                                   .arg(stepper_->stepCount() - 1)
+                                                   .arg(step)
+                                             : stepper_->lastError();
+    }
+  } else if (name == QLatin1String("heatmap")) {
+    if (heatmap_->result() == nullptr) {
+      heatmap_->start();
+      heatmap_->waitForFinished();
+      if (heatmap_->result() == nullptr) return tr("the heat map could not be computed");
+    }
+  } else if (name == QLatin1String("graph")) {
+    view_->setFocus();
+  }
+  return {};
 }
 
 }  // namespace lsrl::studio

@@ -10,15 +10,22 @@
 #include "app/studio/document/document.h"
 
 class QAction;
+class QDockWidget;
 class QLabel;
 class QMenu;
 class QProgressBar;
 class QPushButton;
+class QTabWidget;
 
 namespace lsrl::studio {
 
 class Autosave;
+class DebranchView;
 class GraphView;
+class NoisePlotView;
+class StepperView;
+class TrajectoryView;
+class UaHeatmapView;
 class LayoutRunner;
 class Minimap;
 class PalettePanel;
@@ -63,9 +70,17 @@ class MainWindow : public QMainWindow {
   // Lays out items without a position: dot in the worker for whole new graphs, the
   // quick placement for a few.
   void ensureLayout();
-  // Shows the named view ("graph" now; the player, stepper and trajectory views fall
-  // back to it until they exist). Returns the view actually shown.
-  QString showView(const QString& name);
+  // Shows the named view: "graph", "debranch", "stepper", "trajectory", "heatmap" or
+  // "noise". With step >= 0, the player compiles (exact) and shows step `step`, the
+  // stepper runs and shows token step `step`, the trajectory views mark it. Returns an
+  // empty string on success, else what went wrong.
+  QString showView(const QString& name, int step = -1);
+  static QStringList viewNames();
+  DebranchView* debranchView() { return debranch_; }
+  StepperView* stepperView() { return stepper_; }
+  TrajectoryView* trajectoryView() { return trajectory_; }
+  UaHeatmapView* heatmapView() { return heatmap_; }
+  NoisePlotView* noiseView() { return noise_; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -74,6 +89,7 @@ class MainWindow : public QMainWindow {
   void buildActions();
   void buildMenus();
   void buildDocks();
+  void buildViews();
   void buildToolBar();
   void buildStatusBar();
   void updateTitle();
@@ -85,7 +101,13 @@ class MainWindow : public QMainWindow {
 
   Options options_;
   Document* doc_;
+  QTabWidget* views_ = nullptr;
   GraphView* view_ = nullptr;
+  DebranchView* debranch_ = nullptr;
+  StepperView* stepper_ = nullptr;
+  TrajectoryView* trajectory_ = nullptr;
+  UaHeatmapView* heatmap_ = nullptr;
+  NoisePlotView* noise_ = nullptr;
   Minimap* minimap_ = nullptr;
   SearchBar* search_ = nullptr;
   PropertiesPanel* properties_ = nullptr;
@@ -101,6 +123,8 @@ class MainWindow : public QMainWindow {
   QProgressBar* layoutProgress_ = nullptr;
   QPushButton* layoutCancel_ = nullptr;
   QString lastError_;
+  QList<QDockWidget*> hiddenDocks_;  // editor docks hidden while another view is shown
+  bool editorDocksHidden_ = false;
 
   QAction* newAction_ = nullptr;
   QAction* openAction_ = nullptr;

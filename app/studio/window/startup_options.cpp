@@ -4,21 +4,24 @@
 
 namespace lsrl::studio {
 
-namespace {
-const QStringList kViews = {QStringLiteral("graph"), QStringLiteral("debranch"),
-                            QStringLiteral("stepper"), QStringLiteral("trajectory")};
+const QStringList& studioViewNames() {
+  static const QStringList names = {QStringLiteral("graph"),   QStringLiteral("debranch"),
+                                    QStringLiteral("stepper"), QStringLiteral("trajectory"),
+                                    QStringLiteral("heatmap"), QStringLiteral("noise")};
+  return names;
 }
 
 QString startupUsage() {
   return QStringLiteral(
       "usage: lsrl-studio [FILE] [--example NAME] [--screenshot OUT.png]\n"
-      "                   [--view graph|debranch|stepper|trajectory] [--step N] [--size WxH]\n"
+      "                   [--view graph|debranch|stepper|trajectory|heatmap|noise] [--step N]\n"
+      "                   [--size WxH]\n"
       "                   [--no-recovery]\n"
       "  FILE              an LSRL graph (.json) to open\n"
       "  --example NAME    open an example instead (\"tok2tok_L3_direct.json\" or its menu title)\n"
       "  --screenshot OUT  render the window (default 1600x1000) to OUT.png and exit\n"
-      "  --view V          the view to show (views that do not exist yet show the graph)\n"
-      "  --step N          the debranching step to show (with --view debranch)\n"
+      "  --view V          the view to show (default graph)\n"
+      "  --step N          debranch: the compile step; stepper, trajectory: the token step\n"
       "  --size WxH        window size for --screenshot\n"
       "  --no-recovery     do not offer work left by a crashed session\n");
 }
@@ -43,9 +46,9 @@ std::optional<StartupOptions> parseStartupOptions(const QStringList& arguments, 
     } else if (a == QLatin1String("--example")) {
       if (!value(&o.example)) return fail(QStringLiteral("--example needs a name"));
     } else if (a == QLatin1String("--view")) {
-      if (!value(&o.view) || !kViews.contains(o.view)) {
+      if (!value(&o.view) || !studioViewNames().contains(o.view)) {
         return fail(QStringLiteral("--view needs one of %1, got '%2'")
-                        .arg(kViews.join(QStringLiteral(", ")), o.view));
+                        .arg(studioViewNames().join(QStringLiteral(", ")), o.view));
       }
     } else if (a == QLatin1String("--step")) {
       bool ok = false;

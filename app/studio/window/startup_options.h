@@ -1,5 +1,6 @@
 // The command line of lsrl-studio:
-//   lsrl-studio [FILE] [--screenshot OUT.png] [--view graph|debranch|stepper|trajectory]
+//   lsrl-studio [FILE] [--screenshot OUT.png]
+//               [--view graph|debranch|stepper|trajectory|heatmap|noise]
 //               [--step N] [--size WxH] [--example NAME] [--no-recovery]
 #pragma once
 
@@ -24,5 +25,7 @@ struct StartupOptions {
 // only if it is the program). Returns the options, or an error message in `error`.
 std::optional<StartupOptions> parseStartupOptions(const QStringList& arguments, QString* error);
 QString startupUsage();
+// The views --view names, in the order of the window's tabs.
+const QStringList& studioViewNames();
 
 }  // namespace lsrl::studio

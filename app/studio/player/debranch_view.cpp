@@ -1,0 +1,493 @@
+#include "app/studio/player/debranch_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QEventLoop>
+#include <QGraphicsView>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrent>
+
+#include "app/layout/dot_layout.h"
+#include "app/layout/item_size.h"
+#include "app/studio/document/document.h"
+#include "app/studio/player/node_inspector.h"
+#include "app/studio/player/player_scene.h"
+#include "app/studio/player/rule_explanation.h"
+#include "app/studio/player/step_chart.h"
+#include "core/graph/checks.h"
+
+namespace lsrl::studio {
+
+namespace {
+
+// Above this many steps per second the player jumps instead of animating each step.
+constexpr int kAnimatedSpeedLimit = 4;
+
+// The program's layout with every group expanded (compiled graphs have no groups): the
+// document's own positions when no group is collapsed, else a dot layout (~2 s on tok2tok;
+// the stored positions of hidden members sit on top of each other around their box).
+std::map<NodeId, NodePosition> expandedLayout(const Graph& program) {
+  bool collapsed = false;
+  for (const Group& g : program.groups()) collapsed = collapsed || !g.expanded;
+  if (!collapsed) return program.layout();
+  Graph expanded = program;
+  for (const Group& g : program.groups()) expanded.mutableGroup(g.id).expanded = true;
+  return dotLayout(expanded).nodes;
+}
+
+PlayerCompile compileForPlayer(const Graph& program,
+                               std::optional<std::map<NodeId, NodePosition>> layout,
+                               CompileOptions options) {
+  PlayerCompile out;
+  try {
+    std::vector<Problem> problems = checkGraph(program);
+    if (!problems.empty()) {
+      QString text = QObject::tr("The program is not valid:");
+      for (size_t i = 0; i < problems.size() && i < 5; ++i)
+        text += QStringLiteral("\n") + QString::fromStdString(problems[i].message);
+      out.error = text;
+      return out;
+    }
+    auto result = std::make_shared<CompileResult>(compile(program, options));
+    if (!layout) layout = expandedLayout(program);
+    out.layout = *layout;
+    out.replay = buildReplay(*result, *layout);
+    out.result = std::move(result);
+  } catch (const Cancelled&) {
+    out.cancelled = true;
+  } catch (const std::exception& e) {
+    out.error = QString::fromUtf8(e.what());
+  }
+  return out;
+}
+
+QToolButton* toolButton(const QString& text, const QString& tip, QWidget* parent) {
+  auto* b = new QToolButton(parent);
+  b->setText(text);
+  b->setToolTip(tip);
+  return b;
+}
+
+}  // namespace
+
+DebranchView::DebranchView(Document* doc, QWidget* parent)
+    : QWidget(parent),
+      doc_(doc),
+      scene_(new PlayerScene(this)),
+      playTimer_(new QTimer(this)),
+      progressTimer_(new QTimer(this)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addWidget(buildCompileBar());
+
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  graphView_ = new QGraphicsView(scene_, split);
+  graphView_->setRenderHint(QPainter::Antialiasing);
+  graphView_->setDragMode(QGraphicsView::ScrollHandDrag);
+  graphView_->setViewportUpdateMode(QGraphicsView::MinimalViewportUpdate);
+  graphView_->setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+  inspector_ = new NodeInspector(split);
+  split->addWidget(graphView_);
+  split->addWidget(inspector_);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 0);
+  split->setCollapsible(0, false);
+  inspector_->setMinimumWidth(200);
+  split->setSizes({1000, 300});
+  layout->addWidget(split, 1);
+
+  layout->addWidget(buildTimeline());
+  stepLabel_ = new QLabel(this);
+  stepLabel_->setWordWrap(true);
+  stepLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(stepLabel_);
+  chart_ = new StepChart(this);
+  chart_->setMinimumHeight(150);
+  chart_->setMaximumHeight(190);
+  layout->addWidget(chart_);
+
+  connect(scene_, &PlayerScene::nodeClicked, this, &DebranchView::inspectNode);
+  connect(&watcher_, &QFutureWatcher<PlayerCompile>::finished, this,
+          &DebranchView::onCompileFinished);
+  connect(playTimer_, &QTimer::timeout, this, [this] {
+    if (currentStep() >= stepCount()) {
+      pause();
+      return;
+    }
+    moveTo(currentStep() + 1, speed_->value() <= kAnimatedSpeedLimit);
+  });
+  progressTimer_->setInterval(100);
+  connect(progressTimer_, &QTimer::timeout, this, &DebranchView::onProgressTick);
+  connect(doc_, &Document::documentReplaced, this, &DebranchView::invalidate);
+  connect(doc_, &Document::structureChanged, this, &DebranchView::invalidate);
+  connect(doc_, &Document::edgesChanged, this, &DebranchView::invalidate);
+  connect(doc_, &Document::nodesChanged, this, &DebranchView::invalidate);
+  setControlsEnabled(false);
+  updateStepLabel();
+}
+
+DebranchView::~DebranchView() {
+  // The worker only touches its own copies and the shared flags: stop it and wait.
+  if (cancelFlag_) cancelFlag_->store(true);
+  watcher_.waitForFinished();
+}
+
+QWidget* DebranchView::buildCompileBar() {
+  auto* bar = new QWidget(this);
+  auto* row = new QHBoxLayout(bar);
+  row->setContentsMargins(0, 0, 0, 0);
+  backend_ = new QComboBox(bar);
+  backend_->addItem(tr("exact"), static_cast<int>(Backend::Exact));
+  backend_->addItem(tr("float64"), static_cast<int>(Backend::Float64));
+  optimize_ = new QCheckBox(tr("optimise"), bar);
+  optimize_->setChecked(true);
+  optimize_->setToolTip(tr("Size optimisation (O1 compact); off: the paper's plain algorithm"));
+  compile_ = new QPushButton(tr("Compile"), bar);
+  progress_ = new QProgressBar(bar);
+  progress_->setRange(0, 1);
+  progress_->setValue(0);
+  progress_->setTextVisible(false);
+  progress_->setMaximumWidth(160);
+  progress_->setVisible(false);  // shown while compiling
+  cancel_ = new QPushButton(tr("Cancel"), bar);
+  cancel_->setEnabled(false);
+  status_ = new QLabel(tr("Not compiled."), bar);
+  status_->setWordWrap(true);
+  row->addWidget(new QLabel(tr("Backend:"), bar));
+  row->addWidget(backend_);
+  row->addWidget(optimize_);
+  row->addWidget(compile_);
+  row->addWidget(progress_);
+  row->addWidget(cancel_);
+  row->addWidget(status_, 1);
+  connect(compile_, &QPushButton::clicked, this, &DebranchView::startCompile);
+  connect(cancel_, &QPushButton::clicked, this, &DebranchView::cancelCompile);
+  return bar;
+}
+
+QWidget* DebranchView::buildTimeline() {
+  auto* bar = new QWidget(this);
+  auto* row = new QHBoxLayout(bar);
+  row->setContentsMargins(0, 0, 0, 0);
+  back_ = toolButton(QStringLiteral("◀"), tr("Step back"), bar);
+  play_ = toolButton(QStringLiteral("▶"), tr("Play / pause"), bar);
+  forward_ = toolButton(QStringLiteral("▶|"), tr("Step forward"), bar);
+  slider_ = new QSlider(Qt::Horizontal, bar);
+  slider_->setRange(0, 0);
+  speed_ = new QSpinBox(bar);
+  speed_->setRange(1, 500);
+  speed_->setValue(3);
+  speed_->setSuffix(tr(" steps/s"));
+  speed_->setToolTip(tr("Playing speed; above %1 steps per second steps are not animated")
+                         .arg(kAnimatedSpeedLimit));
+  goTo_ = new QSpinBox(bar);
+  goTo_->setRange(0, 0);
+  goTo_->setPrefix(tr("step "));
+  goTo_->setToolTip(tr("Go to step"));
+  rules_ = new QComboBox(bar);
+  rules_->setToolTip(tr("The rules that fired in this compile"));
+  rules_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  nextRule_ = new QPushButton(tr("Next of rule"), bar);
+  toEnd_ = new QPushButton(tr("To the end"), bar);
+  toEnd_->setToolTip(tr("The last step: the path"));
+  for (QWidget* w : std::initializer_list<QWidget*>{back_, play_, forward_}) row->addWidget(w);
+  row->addWidget(slider_, 1);
+  for (QWidget* w : std::initializer_list<QWidget*>{speed_, goTo_, rules_, nextRule_, toEnd_})
+    row->addWidget(w);
+
+  connect(back_, &QToolButton::clicked, this, &DebranchView::stepBack);
+  connect(forward_, &QToolButton::clicked, this, &DebranchView::stepForward);
+  connect(play_, &QToolButton::clicked, this, [this] { isPlaying() ? pause() : play(); });
+  connect(toEnd_, &QPushButton::clicked, this, &DebranchView::toEnd);
+  connect(nextRule_, &QPushButton::clicked, this, &DebranchView::nextStepOfRule);
+  connect(slider_, &QSlider::valueChanged, this, [this](int k) {
+    if (!syncingSlider_) moveTo(k, false);
+  });
+  connect(goTo_, &QSpinBox::editingFinished, this, [this] { moveTo(goTo_->value(), false); });
+  connect(speed_, &QSpinBox::valueChanged, this,
+          [this](int v) { playTimer_->setInterval(1000 / std::max(1, v)); });
+  playTimer_->setInterval(1000 / speed_->value());
+  return bar;
+}
+
+void DebranchView::setControlsEnabled(bool on) {
+  for (QWidget* w : std::initializer_list<QWidget*>{back_, play_, forward_, slider_, goTo_, rules_,
+                                                    nextRule_, toEnd_})
+    w->setEnabled(on);
+}
+
+// ---- compiling -------------------------------------------------------------------------
+
+void DebranchView::startCompile() {
+  if (compiling_) return;
+  pause();
+  CompileOptions options;
+  options.backend = static_cast<Backend>(backend_->currentData().toInt());
+  options.optimize = optimize_->isChecked();
+  options.recordHistory = true;
+  options.replayableHistory = true;
+  cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
+  stepsSoFar_ = std::make_shared<std::atomic<long long>>(0);
+  options.progress = [cancel = cancelFlag_, steps = stepsSoFar_](long long n) {
+    steps->store(n);
+    return !cancel->load();
+  };
+  compiling_ = true;
+  compile_->setEnabled(false);
+  cancel_->setEnabled(true);
+  progress_->setVisible(true);
+  progress_->setRange(0, 0);  // busy: the step count is known only at the end
+  status_->setText(tr("Compiling (%1)…").arg(backend_->currentText()));
+  progressTimer_->start();
+  std::optional<std::map<NodeId, NodePosition>> layout;
+  if (layoutRevision_ == doc_->revision()) layout = layout_;
+  compiledRevision_ = doc_->revision();
+  watcher_.setFuture(
+      QtConcurrent::run(compileForPlayer, doc_->graph(), std::move(layout), std::move(options)));
+}
+
+void DebranchView::cancelCompile() {
+  if (cancelFlag_) cancelFlag_->store(true);
+}
+
+void DebranchView::onProgressTick() {
+  if (compiling_ && stepsSoFar_) {
+    status_->setText(
+        tr("Compiling (%1)… %2 steps").arg(backend_->currentText()).arg(stepsSoFar_->load()));
+  }
+}
+
+void DebranchView::onCompileFinished() {
+  progressTimer_->stop();
+  compiling_ = false;
+  compile_->setEnabled(true);
+  cancel_->setEnabled(false);
+  progress_->setVisible(false);
+  const PlayerCompile out = watcher_.result();
+  if (out.cancelled || out.error.size() > 0 || !out.replay) {
+    status_->setText(out.cancelled ? tr("Compile cancelled.")
+                                   : tr("Compile failed: %1").arg(out.error));
+    Q_EMIT compileFinished(false, status_->text());
+    return;
+  }
+  result_ = out.result;
+  replay_ = out.replay;
+  layout_ = out.layout;
+  layoutRevision_ = compiledRevision_;
+  cursor_ = std::make_unique<StepCursor>(replay_);
+  scene_->rebuild(cursor_.get());
+  // A fixed scene rect holding every node that ever appears: the view does not jump.
+  QRectF bounds;
+  for (size_t id = 0; id < replay_->idLimit(); ++id) {
+    if (!replay_->info[id].exists) continue;
+    const NodePosition& p = replay_->positions[id];
+    bounds |= QRectF(p.x - kNodeWidth, p.y - kNodeHeight, 2 * kNodeWidth, 2 * kNodeHeight);
+  }
+  scene_->setSceneRect(bounds.adjusted(-40, -40, 40, 40));
+
+  const int n = stepCount();
+  {
+    const QSignalBlocker block(slider_);
+    slider_->setRange(0, n);
+    slider_->setValue(0);
+  }
+  goTo_->setRange(0, n);
+  rules_->clear();
+  for (const std::string& r : replay_->firedRules) rules_->addItem(QString::fromStdString(r));
+  chart_->setCounts(replay_->nodeCounts, replay_->branchCounts);
+  inspector_->inspect(nullptr, kNoNode);
+  setControlsEnabled(true);
+  status_->setText(tr("%1 steps, %2 → %3 nodes, %4 s (%5%6).")
+                       .arg(result_->stepCount)
+                       .arg(result_->nodesBefore)
+                       .arg(result_->nodesAfter)
+                       .arg(result_->seconds, 0, 'f', 2)
+                       .arg(QString::fromUtf8(backendName(result_->backend).data()))
+                       .arg(optimize_->isChecked() ? tr(", optimised") : QString()));
+  moveTo(0, false);
+  fitToGraph();
+  Q_EMIT compileFinished(true, status_->text());
+}
+
+bool DebranchView::compileAndWait(Backend backend, bool optimize, int timeoutMs) {
+  backend_->setCurrentIndex(backend_->findData(static_cast<int>(backend)));
+  optimize_->setChecked(optimize);
+  // The watcher reports through queued signals: wait for compileFinished itself, not
+  // for the future (which may be done while its result is not applied yet).
+  QEventLoop loop;
+  bool finished = false;
+  bool succeeded = false;
+  const QMetaObject::Connection c =
+      connect(this, &DebranchView::compileFinished, &loop, [&](bool ok, const QString&) {
+        finished = true;
+        succeeded = ok;
+        loop.quit();
+      });
+  const bool starts = !compiling_;
+  startCompile();
+  if (starts) {
+    QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
+    if (!finished) loop.exec();
+  }
+  disconnect(c);
+  return finished && succeeded;
+}
+
+void DebranchView::invalidate() {
+  pause();
+  cancelCompile();
+  if (!cursor_) return;
+  scene_->rebuild(nullptr);
+  cursor_.reset();
+  replay_.reset();
+  result_.reset();
+  inspector_->inspect(nullptr, kNoNode);
+  chart_->setCounts({}, {});
+  rules_->clear();
+  {
+    const QSignalBlocker block(slider_);
+    slider_->setRange(0, 0);
+  }
+  setControlsEnabled(false);
+  status_->setText(tr("The program changed: compile it again."));
+  updateStepLabel();
+}
+
+// ---- the timeline --------------------------------------------------------------------
+
+int DebranchView::currentStep() const { return cursor_ ? static_cast<int>(cursor_->step()) : 0; }
+int DebranchView::stepCount() const { return replay_ ? static_cast<int>(replay_->stepCount()) : 0; }
+bool DebranchView::isPlaying() const { return playTimer_->isActive(); }
+QString DebranchView::stepText() const { return stepLabel_->text(); }
+QString DebranchView::statusText() const { return status_->text(); }
+
+bool DebranchView::showStep(int k) {
+  if (!cursor_ || k < 0 || k > stepCount()) return false;
+  moveTo(k, false);
+  scene_->finishAnimation();
+  return true;
+}
+
+void DebranchView::moveTo(int k, bool animate) {
+  if (!cursor_) return;
+  k = std::clamp(k, 0, stepCount());
+  std::vector<NodeId> touched;
+  const bool oneStep = std::abs(k - currentStep()) == 1;
+  cursor_->moveTo(static_cast<size_t>(k), &touched);
+  NodePosition origin{0, 0};
+  const compiler::Step* step = k > 0 ? &replay_->steps[static_cast<size_t>(k - 1)] : nullptr;
+  if (step != nullptr && step->branch >= 0)
+    origin = replay_->positions[static_cast<size_t>(step->branch)];
+  scene_->sync(*cursor_, touched, animate && oneStep, origin);
+  if (step != nullptr) {
+    scene_->setHighlight(step->branch, step->nodesAdded, cursor_->output());
+  } else {
+    scene_->setHighlight(kNoNode, {}, cursor_->output());
+  }
+  {
+    syncingSlider_ = true;
+    slider_->setValue(k);
+    syncingSlider_ = false;
+  }
+  if (!goTo_->hasFocus()) goTo_->setValue(k);
+  chart_->setCurrentStep(k);
+  if (inspector_->node() != kNoNode) inspector_->setPresent(cursor_->alive(inspector_->node()));
+  updateStepLabel();
+  Q_EMIT stepShown(k);
+}
+
+void DebranchView::updateStepLabel() {
+  if (!cursor_) {
+    stepLabel_->setText(tr("Compile the program to play its debranching step by step."));
+    return;
+  }
+  const int k = currentStep();
+  const int n = stepCount();
+  const size_t ks = static_cast<size_t>(k);
+  QString text;
+  if (k == 0) {
+    text = tr("<b>Step 0 of %1</b> · the program as the compiler takes it").arg(n);
+  } else {
+    const compiler::Step& s = replay_->steps[ks - 1];
+    const QString rule = QString::fromStdString(s.rule);
+    text = tr("<b>Step %1 of %2</b> · <b>%3</b>: %4")
+               .arg(k)
+               .arg(n)
+               .arg(rule.toHtmlEscaped(), ruleExplanation(s.rule));
+    if (s.branch >= 0) text += tr(" · branch node <b>#%1</b>").arg(s.branch);
+    text += tr(" (+%1 −%2 nodes)").arg(s.nodesAdded.size()).arg(s.nodesRemoved.size());
+  }
+  text += tr(" · %1 nodes, %2 branch nodes")
+              .arg(replay_->nodeCounts[ks])
+              .arg(replay_->branchCounts[ks]);
+  if (k == n) text += tr(" · <b>the end: a path</b>");
+  stepLabel_->setText(text);
+}
+
+void DebranchView::play() {
+  if (!cursor_) return;
+  if (currentStep() >= stepCount()) moveTo(0, false);
+  playTimer_->start();
+  play_->setText(QStringLiteral("❚❚"));
+}
+
+void DebranchView::pause() {
+  playTimer_->stop();
+  play_->setText(QStringLiteral("▶"));
+}
+
+void DebranchView::stepForward() { moveTo(currentStep() + 1, true); }
+void DebranchView::stepBack() { moveTo(currentStep() - 1, true); }
+void DebranchView::toEnd() {
+  moveTo(stepCount(), false);
+  fitToGraph();
+}
+
+void DebranchView::focusBranch() {
+  const int k = currentStep();
+  if (!cursor_ || k == 0) return;
+  const compiler::Step& s = replay_->steps[static_cast<size_t>(k - 1)];
+  NodeId focus = s.branch;
+  if (focus < 0 || !cursor_->alive(focus)) focus = s.nodesAdded.empty() ? kNoNode : s.nodesAdded[0];
+  if (focus < 0 || !cursor_->alive(focus)) return;
+  graphView_->setTransform(QTransform::fromScale(0.8, 0.8));
+  const NodePosition& p = replay_->positions[static_cast<size_t>(focus)];
+  // The branch a little left of the centre: the rewrite happens to its right.
+  graphView_->centerOn(p.x + kNodeWidth, p.y);
+}
+
+void DebranchView::fitToGraph() {
+  const QRectF bounds = scene_->nodesBounds();
+  if (bounds.isEmpty()) return;
+  graphView_->fitInView(bounds.adjusted(-30, -30, 30, 30), Qt::KeepAspectRatio);
+  // A short path would otherwise be blown up to giant boxes.
+  if (graphView_->transform().m11() > 1.0) graphView_->setTransform(QTransform());
+  graphView_->centerOn(bounds.center());
+}
+
+void DebranchView::nextStepOfRule() {
+  if (!replay_ || rules_->currentIndex() < 0) return;
+  const std::string rule = rules_->currentText().toStdString();
+  for (int k = currentStep() + 1; k <= stepCount(); ++k) {
+    if (replay_->steps[static_cast<size_t>(k - 1)].rule == rule) {
+      moveTo(k, false);
+      return;
+    }
+  }
+  status_->setText(tr("No later step of rule %1.").arg(rules_->currentText()));
+}
+
+void DebranchView::inspectNode(NodeId id) {
+  if (replay_) inspector_->inspect(replay_->history, id);
+}
+
+}  // namespace lsrl::studio

@@ -1,0 +1,157 @@
+// The debranching player (issue 5, item 1): compiles the open program (exact or float64,
+// optimisation on or off) on a worker thread with progress and cancel, then plays the
+// compile's recorded steps: a timeline (slider, play/pause, speed, step buttons, go to
+// step N, next step of a rule, to the end), the rule of each step with a one-line
+// explanation, the graph at that step with the branch node highlighted and new nodes
+// sliding in, a chart of node and branch counts, and a read-only node inspector.
+#pragma once
+
+#include <QFutureWatcher>
+#include <QWidget>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+
+#include "app/studio/player/step_replay.h"
+#include "core/compile/compiler.h"
+
+class QCheckBox;
+class QComboBox;
+class QGraphicsView;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+class QTimer;
+class QToolButton;
+
+namespace lsrl::studio {
+
+class Document;
+class NodeInspector;
+class PlayerScene;
+class StepChart;
+
+// What the compile worker hands back.
+struct PlayerCompile {
+  std::shared_ptr<const CompileResult> result;
+  std::shared_ptr<const ReplayData> replay;
+  std::map<NodeId, NodePosition> layout;  // the program's, groups expanded
+  QString error;                          // empty on success
+  bool cancelled = false;
+};
+
+class DebranchView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit DebranchView(Document* doc, QWidget* parent = nullptr);
+  ~DebranchView() override;
+
+  // ---- for the window's --screenshot and the tests -----------------------------------
+  // Compiles the document's program and waits (event loop running) until the compile
+  // ends; true when it succeeded.
+  bool compileAndWait(Backend backend = Backend::Exact, bool optimize = true,
+                      int timeoutMs = 120000);
+  // Shows the graph after `k` steps (no animation); false when there is no compile or k
+  // is out of range.
+  bool showStep(int k);
+
+  int currentStep() const;
+  int stepCount() const;
+  bool hasCompile() const { return cursor_ != nullptr; }
+  // From startCompile until its result (or error) is applied.
+  bool isCompiling() const { return compiling_; }
+  bool isPlaying() const;
+  const StepCursor* cursor() const { return cursor_.get(); }
+  std::shared_ptr<const CompileResult> compileResult() const { return result_; }
+  QString stepText() const;    // "Step 12 of 3000 · 5B stack Linears: ..."
+  QString statusText() const;  // compile status: steps so far, errors, "Compile cancelled"
+
+  PlayerScene* scene() const { return scene_; }
+  QGraphicsView* graphView() const { return graphView_; }
+  StepChart* chart() const { return chart_; }
+  NodeInspector* inspector() const { return inspector_; }
+  QSlider* slider() const { return slider_; }
+  QComboBox* backendBox() const { return backend_; }
+  QCheckBox* optimizeBox() const { return optimize_; }
+  QPushButton* compileButton() const { return compile_; }
+  QPushButton* cancelButton() const { return cancel_; }
+  QComboBox* ruleBox() const { return rules_; }
+  QSpinBox* speedBox() const { return speed_; }
+
+ public Q_SLOTS:
+  void startCompile();
+  void cancelCompile();
+  void play();
+  void pause();
+  void stepForward();
+  void stepBack();
+  void toEnd();
+  // The next step after the current one whose rule is the rule box's choice.
+  void nextStepOfRule();
+  void inspectNode(NodeId id);
+  // Zooms the graph view onto the graph shown (at least 1:4 would be unreadable anyway).
+  void fitToGraph();
+  // Shows the current step's branch node (or its new nodes) at a readable zoom.
+  void focusBranch();
+
+ Q_SIGNALS:
+  void compileFinished(bool ok, const QString& message);
+  void stepShown(int step);
+
+ private:
+  QWidget* buildCompileBar();
+  QWidget* buildTimeline();
+  void onCompileFinished();
+  void onProgressTick();
+  // The program changed: the compile shown no longer matches it.
+  void invalidate();
+  void moveTo(int k, bool animate);
+  void updateStepLabel();
+  void setControlsEnabled(bool on);
+
+  Document* doc_;
+  // Compile bar
+  QComboBox* backend_;
+  QCheckBox* optimize_;
+  QPushButton* compile_;
+  QProgressBar* progress_;
+  QPushButton* cancel_;
+  QLabel* status_;
+  // Graph and inspector
+  PlayerScene* scene_;
+  QGraphicsView* graphView_;
+  NodeInspector* inspector_;
+  // Timeline
+  QSlider* slider_;
+  QToolButton* back_;
+  QToolButton* play_;
+  QToolButton* forward_;
+  QSpinBox* speed_;
+  QSpinBox* goTo_;
+  QComboBox* rules_;
+  QPushButton* nextRule_;
+  QPushButton* toEnd_;
+  QLabel* stepLabel_;
+  StepChart* chart_;
+  QTimer* playTimer_;
+  QTimer* progressTimer_;
+
+  QFutureWatcher<PlayerCompile> watcher_;
+  std::shared_ptr<std::atomic<bool>> cancelFlag_;
+  std::shared_ptr<std::atomic<long long>> stepsSoFar_;
+  std::shared_ptr<const CompileResult> result_;
+  std::shared_ptr<const ReplayData> replay_;
+  std::unique_ptr<StepCursor> cursor_;
+  bool syncingSlider_ = false;
+  bool compiling_ = false;
+  // The program's expanded layout, reused while the document is unchanged (dot is slow).
+  std::map<NodeId, NodePosition> layout_;
+  uint64_t layoutRevision_ = ~uint64_t{0};
+  uint64_t compiledRevision_ = 0;
+};
+
+}  // namespace lsrl::studio

@@ -1,0 +1,281 @@
+#include "app/studio/player/player_scene.h"
+
+#include <QGraphicsPathItem>
+#include <QGraphicsSceneMouseEvent>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+#include <QVariantAnimation>
+#include <algorithm>
+
+#include "app/layout/item_size.h"
+#include "app/studio/editor/node_style.h"
+
+namespace lsrl::studio {
+
+namespace {
+
+constexpr int kAnimationMs = 200;
+const QColor kBranchColor(230, 110, 0);
+const QColor kAddedColor(40, 150, 60);
+
+QPointF toPoint(const NodePosition& p) { return {p.x, p.y}; }
+
+StyleOp styleOf(const ReplayNodeInfo& info) {
+  Node n;
+  n.op = info.op;
+  if (info.slice) n.slice = SliceTag{};
+  return styleOpOf(n);
+}
+
+}  // namespace
+
+// ---- PlayerNodeItem --------------------------------------------------------------
+
+PlayerNodeItem::PlayerNodeItem(NodeId id, const ReplayNodeInfo& info)
+    : id_(id),
+      fill_(opFill(styleOf(info))),
+      title_(QStringLiteral("#%1 %2 %3").arg(id).arg(styleOpName(styleOf(info))).arg(info.dim)),
+      name_(QString::fromStdString(info.name)) {
+  setZValue(1);
+  setCursor(Qt::PointingHandCursor);
+}
+
+QRectF PlayerNodeItem::boundingRect() const {
+  return {-kNodeWidth / 2 - 4, -kNodeHeight / 2 - 4, kNodeWidth + 8, kNodeHeight + 8};
+}
+
+void PlayerNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
+                           QWidget* /*widget*/) {
+  const QRectF box(-kNodeWidth / 2, -kNodeHeight / 2, kNodeWidth, kNodeHeight);
+  QPen pen(boxBorderColor(), 1);
+  if (output_) pen = QPen(outputColor(), 3);
+  if (mark_ == Mark::Added) pen = QPen(kAddedColor, 5);
+  if (mark_ == Mark::Branch) pen = QPen(kBranchColor, 7);
+  painter->setPen(pen);
+  painter->setBrush(fill_);
+  // Zoomed far out (the whole tok2tok graph): plain boxes, no text, to stay fast.
+  const qreal detail = option->levelOfDetailFromTransform(painter->worldTransform());
+  if (detail < 0.3) {
+    painter->drawRect(box);
+    return;
+  }
+  painter->drawRoundedRect(box, 6, 6);
+  painter->setPen(textColor());
+  painter->drawText(box.adjusted(6, 3, -6, -kNodeHeight / 2), Qt::AlignLeft | Qt::AlignVCenter,
+                    title_);
+  painter->setPen(secondaryTextColor());
+  const QRectF nameBox = box.adjusted(6, kNodeHeight / 2, -6, -3);
+  painter->drawText(
+      nameBox, Qt::AlignLeft | Qt::AlignVCenter,
+      painter->fontMetrics().elidedText(name_, Qt::ElideRight, static_cast<int>(nameBox.width())));
+}
+
+void PlayerNodeItem::setMark(Mark mark) {
+  if (mark_ == mark) return;
+  mark_ = mark;
+  setZValue(mark == Mark::None ? 1 : 2);
+  update();
+}
+
+void PlayerNodeItem::setOutput(bool output) {
+  if (output_ == output) return;
+  output_ = output;
+  update();
+}
+
+void PlayerNodeItem::mousePressEvent(QGraphicsSceneMouseEvent* event) {
+  Q_EMIT clicked(id_);
+  event->accept();
+}
+
+// ---- PlayerScene -----------------------------------------------------------------
+
+PlayerScene::PlayerScene(QObject* parent) : QGraphicsScene(parent) {
+  setBackgroundBrush(sceneBackground());
+  // Items appear and vanish by the hundred on a big jump: no BSP tree to rebuild.
+  setItemIndexMethod(QGraphicsScene::NoIndex);
+}
+
+PlayerScene::~PlayerScene() { finishAnimation(); }
+
+void PlayerScene::rebuild(const StepCursor* cursor) {
+  finishAnimation();
+  clear();
+  nodes_.clear();
+  edges_.clear();
+  highlighted_.clear();
+  branch_ = kNoNode;
+  data_ = cursor != nullptr ? &cursor->data() : nullptr;
+  if (cursor == nullptr) return;
+  const std::vector<NodeId> ids = cursor->aliveIds();
+  for (NodeId id : ids) addNode(*cursor, id);
+  for (NodeId id : ids) rebuildEdges(*cursor, id);
+}
+
+void PlayerScene::addNode(const StepCursor& cursor, NodeId id) {
+  auto* item = new PlayerNodeItem(id, data_->info[static_cast<size_t>(id)]);
+  item->setPos(toPoint(data_->positions[static_cast<size_t>(id)]));
+  item->setOutput(cursor.output() == id);
+  connect(item, &PlayerNodeItem::clicked, this, &PlayerScene::nodeClicked);
+  addItem(item);
+  nodes_[id] = item;
+}
+
+void PlayerScene::removeNode(NodeId id, bool animate) {
+  auto remove = [&](QGraphicsItem* item) {
+    if (animate) {
+      vanishing_.push_back(item);
+    } else {
+      removeItem(item);
+      delete item;
+    }
+  };
+  if (auto it = nodes_.find(id); it != nodes_.end()) {
+    remove(it->second);
+    nodes_.erase(it);
+  }
+  if (auto it = edges_.find(id); it != edges_.end()) {
+    remove(it->second);
+    edges_.erase(it);
+  }
+}
+
+void PlayerScene::rebuildEdges(const StepCursor& cursor, NodeId reader) {
+  QPainterPath path;
+  const QPointF to =
+      toPoint(data_->positions[static_cast<size_t>(reader)]) - QPointF(kNodeWidth / 2, 0);
+  for (NodeId in : cursor.inputs(reader)) {
+    if (in < 0 || !cursor.alive(in)) continue;
+    const QPointF from =
+        toPoint(data_->positions[static_cast<size_t>(in)]) + QPointF(kNodeWidth / 2, 0);
+    const double bend = std::max(40.0, std::abs(to.x() - from.x()) / 2);
+    path.moveTo(from);
+    path.cubicTo(from + QPointF(bend, 0), to - QPointF(bend, 0), to);
+  }
+  auto it = edges_.find(reader);
+  if (it == edges_.end()) {
+    auto* item = new QGraphicsPathItem(path);
+    item->setPen(QPen(edgeColor(), 1.5));
+    item->setZValue(0);
+    addItem(item);
+    edges_[reader] = item;
+  } else {
+    it->second->setPath(path);
+  }
+}
+
+void PlayerScene::sync(const StepCursor& cursor, const std::vector<NodeId>& touched, bool animate,
+                       NodePosition origin) {
+  finishAnimation();
+  if (data_ != &cursor.data()) {
+    rebuild(&cursor);
+    return;
+  }
+  std::vector<NodeId> ids = touched;
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::vector<NodeId> added;
+  for (NodeId id : ids) {
+    const bool shown = nodes_.contains(id);
+    if (cursor.alive(id) && !shown) {
+      addNode(cursor, id);
+      added.push_back(id);
+    } else if (!cursor.alive(id) && shown) {
+      removeNode(id, animate);
+    }
+  }
+  for (NodeId id : ids) {
+    if (cursor.alive(id)) rebuildEdges(cursor, id);
+  }
+  for (auto& [id, item] : nodes_) item->setOutput(id == cursor.output());
+  if (!animate || (added.empty() && vanishing_.empty())) return;
+
+  for (NodeId id : added) {
+    PlayerNodeItem* item = nodes_.at(id);
+    appearing_.push_back({item, toPoint(origin), item->pos()});
+    item->setPos(toPoint(origin));
+    item->setOpacity(0);
+    if (auto it = edges_.find(id); it != edges_.end()) {
+      it->second->setOpacity(0);
+      fading_.push_back(it->second);
+    }
+  }
+  animation_ = new QVariantAnimation(this);
+  animation_->setStartValue(0.0);
+  animation_->setEndValue(1.0);
+  animation_->setDuration(kAnimationMs);
+  animation_->setEasingCurve(QEasingCurve::OutCubic);
+  connect(animation_, &QVariantAnimation::valueChanged, this, [this](const QVariant& value) {
+    const double t = value.toDouble();
+    for (const Appearing& a : appearing_) {
+      a.item->setPos(a.from + (a.to - a.from) * t);
+      a.item->setOpacity(t);
+    }
+    for (QGraphicsItem* item : fading_) item->setOpacity(t);
+    for (QGraphicsItem* item : vanishing_) item->setOpacity(1 - t);
+  });
+  connect(animation_, &QVariantAnimation::finished, this, &PlayerScene::finishAnimation);
+  animation_->start();
+}
+
+void PlayerScene::finishAnimation() {
+  if (animation_ != nullptr) {
+    QVariantAnimation* running = animation_;
+    animation_ = nullptr;
+    running->disconnect(this);
+    running->stop();
+    running->deleteLater();
+  }
+  for (const Appearing& a : appearing_) {
+    a.item->setPos(a.to);
+    a.item->setOpacity(1);
+  }
+  for (QGraphicsItem* item : fading_) item->setOpacity(1);
+  for (QGraphicsItem* item : vanishing_) {
+    removeItem(item);
+    delete item;
+  }
+  appearing_.clear();
+  fading_.clear();
+  vanishing_.clear();
+}
+
+void PlayerScene::setHighlight(NodeId branch, const std::vector<NodeId>& added, NodeId output) {
+  for (NodeId id : highlighted_) {
+    if (PlayerNodeItem* item = nodeItem(id)) item->setMark(PlayerNodeItem::Mark::None);
+  }
+  highlighted_.clear();
+  for (NodeId id : added) {
+    if (PlayerNodeItem* item = nodeItem(id)) {
+      item->setMark(PlayerNodeItem::Mark::Added);
+      highlighted_.push_back(id);
+    }
+  }
+  branch_ = branch;
+  if (PlayerNodeItem* item = nodeItem(branch)) {
+    item->setMark(PlayerNodeItem::Mark::Branch);
+    highlighted_.push_back(branch);
+  }
+  if (PlayerNodeItem* item = nodeItem(output)) item->setOutput(true);
+}
+
+PlayerNodeItem* PlayerScene::nodeItem(NodeId id) const {
+  auto it = nodes_.find(id);
+  return it == nodes_.end() ? nullptr : it->second;
+}
+
+QRectF PlayerScene::nodesBounds() const {
+  QRectF bounds;
+  for (const auto& [id, item] : nodes_) {
+    const NodePosition& p = data_->positions[static_cast<size_t>(id)];
+    bounds |= QRectF(p.x - kNodeWidth / 2, p.y - kNodeHeight / 2, kNodeWidth, kNodeHeight);
+  }
+  return bounds;
+}
+
+bool PlayerScene::isBranchHighlighted(NodeId id) const {
+  const PlayerNodeItem* item = nodeItem(id);
+  return item != nullptr && id == branch_ && item->mark() == PlayerNodeItem::Mark::Branch;
+}
+
+}  // namespace lsrl::studio

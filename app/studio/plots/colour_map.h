@@ -1,0 +1,12 @@
+// The diverging colour map of the heat maps: blue for negative, white at zero, red for
+// positive, saturating at ±range (a symmetric range keeps zero white).
+#pragma once
+
+#include <QRgb>
+
+namespace lsrl::studio {
+
+// Non-finite values are grey; range <= 0 maps everything to white (all zero).
+QRgb divergingColour(double value, double range);
+
+}  // namespace lsrl::studio

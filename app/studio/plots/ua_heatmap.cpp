@@ -1,0 +1,115 @@
+#include "app/studio/plots/ua_heatmap.h"
+
+#include <chrono>
+#include <cmath>
+#include <numbers>
+
+#include "core/programs/vec2vec.h"
+#include "core/run/executor.h"
+#include "core/util/error.h"
+
+namespace lsrl::studio {
+
+const std::vector<UaTarget>& uaTargets() {
+  using std::numbers::pi;
+  static const std::vector<UaTarget> targets = {
+      {"sin_cos", "sin(2πx)·cos(2πy)",
+       [](const std::vector<double>& x) {
+         return std::vector<double>{std::sin(2 * pi * x[0]) * std::cos(2 * pi * x[1])};
+       }},
+      {"sin_sin", "sin(πx)·sin(πy)",
+       [](const std::vector<double>& x) {
+         return std::vector<double>{std::sin(pi * x[0]) * std::sin(pi * x[1])};
+       }},
+      {"saddle", "4·(x − ½)·(y − ½)",
+       [](const std::vector<double>& x) {
+         return std::vector<double>{4 * (x[0] - 0.5) * (x[1] - 0.5)};
+       }},
+      {"smooth_random", "smooth random function (seed 1)", smoothTestFunction(2, 1, 1)},
+  };
+  return targets;
+}
+
+std::vector<std::vector<double>> UaHeatmapResult::difference() const {
+  std::vector<std::vector<double>> d = model;
+  for (size_t j = 0; j < d.size(); ++j)
+    for (size_t i = 0; i < d[j].size(); ++i) d[j][i] -= target[j][i];
+  return d;
+}
+
+double UaHeatmapResult::maxErrorAtValidQueries() const {
+  double worst = 0;
+  for (size_t j = 0; j < model.size(); ++j)
+    for (size_t i = 0; i < model[j].size(); ++i)
+      if (valid[j][i]) worst = std::max(worst, std::abs(model[j][i] - expected[j][i]));
+  return worst;
+}
+
+UaHeatmapResult computeUaHeatmap(const UaHeatmapRequest& request,
+                                 const std::function<void(int, int)>& progress,
+                                 const std::function<bool()>& cancelled) {
+  const auto start = std::chrono::steady_clock::now();
+  if (request.N < 1)
+    throw Error("UA heat map: N must be at least 1, got " + std::to_string(request.N));
+  if (request.grid < 1)
+    throw Error("UA heat map: the query grid must be at least 1, got " +
+                std::to_string(request.grid));
+  if (request.target < 0 || request.target >= static_cast<int>(uaTargets().size()))
+    throw Error("UA heat map: no target function " + std::to_string(request.target) +
+                " (there are " + std::to_string(uaTargets().size()) + ")");
+  const TargetFunction& f = uaTargets()[static_cast<size_t>(request.target)].f;
+  constexpr int n = 2, m = 1;
+
+  Vec2vecParams params;
+  params.n = n;
+  params.m = m;
+  params.conditional = request.variant;
+  PlanOptions options;
+  options.exact = false;  // the picture runs in float64
+  const auto plan = Plan::make(buildVec2vec(params), options);
+  const ExactSequence prompt = vec2vecPromptTokens(n, m, request.N, f);
+  const FloatSequence promptTokens = floatTokens(prompt);
+
+  UaHeatmapResult r;
+  r.request = request;
+  const int G = request.grid;
+  r.tokensPerQuery = static_cast<int>(prompt.size()) + 1;
+  for (int i = 0; i < G; ++i) r.coords.push_back((i + 0.5) / G);
+  const auto grid = [G] {
+    return std::vector<std::vector<double>>(static_cast<size_t>(G),
+                                            std::vector<double>(static_cast<size_t>(G)));
+  };
+  r.model = grid();
+  r.target = grid();
+  r.expected = grid();
+  r.valid.assign(static_cast<size_t>(G), std::vector<bool>(static_cast<size_t>(G)));
+  BatchOptions batch;
+  batch.threads = request.threads;
+  for (int j = 0; j < G; ++j) {
+    if (cancelled && cancelled()) throw Cancelled("UA heat map cancelled");
+    std::vector<FloatSequence> inputs;
+    for (int i = 0; i < G; ++i) {
+      FloatSequence tokens;
+      tokens.reserve(promptTokens.size() + 1);
+      tokens.push_back(
+          {r.coords[static_cast<size_t>(i)], r.coords[static_cast<size_t>(j)], 0.0, 0.0});
+      tokens.insert(tokens.end(), promptTokens.begin(), promptTokens.end());
+      inputs.push_back(std::move(tokens));
+    }
+    const std::vector<FloatSequence> outputs = runBatch(plan, inputs, batch);
+    for (int i = 0; i < G; ++i) {
+      const std::vector<double> x = {r.coords[static_cast<size_t>(i)],
+                                     r.coords[static_cast<size_t>(j)]};
+      const auto J = static_cast<size_t>(j), I = static_cast<size_t>(i);
+      r.model[J][I] = outputs[I].back()[0];
+      r.target[J][I] = f(x)[0];
+      r.expected[J][I] = vec2vecExpected(x, request.N, f)[0];
+      r.valid[J][I] = queryIsValid(x, request.N, params.mu);
+    }
+    if (progress) progress(j + 1, G);
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace lsrl::studio

@@ -1,0 +1,34 @@
+// Picks what the stepper runs: program or compiled model, exact or float64, the
+// compiler's optimisation, and the compiled model's form (the path graph, traced node by
+// node, or a target architecture from core/arch/targets.h, outputs only).
+#pragma once
+
+#include <QWidget>
+
+#include "app/studio/stepper/stepper_run.h"
+
+class QCheckBox;
+class QComboBox;
+
+namespace lsrl::studio {
+
+class EngineChooser : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit EngineChooser(QWidget* parent = nullptr);
+  EngineSpec spec() const;
+  void setSpec(const EngineSpec& spec);
+
+ Q_SIGNALS:
+  void changed();
+
+ private:
+  void updateEnabled();
+
+  QComboBox* mode_;
+  QCheckBox* optimize_;
+  QComboBox* target_;
+};
+
+}  // namespace lsrl::studio

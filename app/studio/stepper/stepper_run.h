@@ -1,0 +1,83 @@
+// What the token stepper runs, Qt-free: the open program (exact or float64) or its
+// compiled model (compiled exact or float64, optimised or not; the path graph itself,
+// traced node by node, or a target architecture built from it, outputs only), on one
+// token sequence, with every traced value kept so that any step can be shown again.
+//
+//   EngineSpec spec = EngineSpec::compiled(/*exact=*/false, /*optimize=*/false);
+//   StepperRun run = runEngine(program, spec, tokens);
+//   run.valueText(node, t);   // "[1, 0, 1/3]" (exact) or "[1, 0, 0.333333]"
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/arch/targets.h"
+#include "core/graph/graph.h"
+#include "core/run/executor.h"
+
+namespace lsrl::studio {
+
+enum class RunSource { Program, Compiled };
+
+struct EngineSpec {
+  RunSource source = RunSource::Program;
+  bool exact = true;     // numeric mode; for Compiled also the compile backend
+  bool optimize = true;  // Compiled only: the compiler's size optimisations
+  // Compiled only: nullopt runs the compiled path graph (every node traced); a target
+  // architecture is built from the path and run for its outputs only.
+  std::optional<Target> target;
+
+  static EngineSpec program(bool exact) { return {RunSource::Program, exact, true, std::nullopt}; }
+  static EngineSpec compiled(bool exact, bool optimize = true,
+                             std::optional<Target> target = std::nullopt) {
+    return {RunSource::Compiled, exact, optimize, target};
+  }
+
+  // "program exact", "compiled float64 (no optimise)", "compiled exact → lstm".
+  std::string label() const;
+  friend bool operator==(const EngineSpec&, const EngineSpec&) = default;
+};
+
+struct StepperRun {
+  EngineSpec spec;
+  Graph graph;           // what ran: the program, or the compiled path (also for targets)
+  ExactSequence tokens;  // the input, one row per step
+  std::variant<std::monostate, FloatTrace, ExactTrace> trace;  // monostate: targets
+  // One row per step: the output after token t (0-based).
+  std::vector<std::vector<Exact>> exactOutputs;   // exact runs only
+  std::vector<std::vector<double>> floatOutputs;  // every run (roundings of exact ones)
+  double compileSeconds = 0;
+  double runSeconds = 0;
+
+  int steps() const { return static_cast<int>(floatOutputs.size()); }
+  bool hasNodeTrace() const { return trace.index() != 0; }
+  bool isExact() const { return spec.exact; }
+  // Traced nodes (topological order); empty for a target's outputs-only run.
+  std::vector<NodeId> tracedNodes() const;
+  bool traces(NodeId id) const;
+  // A traced node's value after token t, as doubles (exact values rounded) and as text
+  // (exact values in the scalar grammar, doubles with 6 significant digits).
+  std::vector<double> value(NodeId id, int t) const;
+  std::string valueText(NodeId id, int t) const;
+  std::string outputText(int t) const;
+};
+
+struct RunProgress {
+  std::function<void(int done, int total, const std::string& what)> report;
+  const std::atomic<bool>* cancel = nullptr;  // set: throws lsrl::Cancelled
+};
+
+// Compiles (Compiled) and runs `tokens` from a reset. Throws lsrl::Error (bad tokens,
+// a program that does not validate or compile, a target that refuses the path).
+StepperRun runEngine(const Graph& program, const EngineSpec& spec, const ExactSequence& tokens,
+                     const RunProgress& progress = {});
+
+// "[1, 0, 1/3]" / "[0.333333]".
+std::string formatExact(const std::vector<Exact>& v);
+std::string formatDouble(const std::vector<double>& v);
+
+}  // namespace lsrl::studio

@@ -1,0 +1,96 @@
+#include "app/studio/stepper/value_graph_view.h"
+
+#include <QGraphicsRectItem>
+#include <QPen>
+#include <QWheelEvent>
+#include <cmath>
+
+#include "app/studio/editor/box_item.h"
+#include "app/studio/editor/graph_scene.h"
+
+namespace lsrl::studio {
+
+namespace {
+// Tint items are children of the boxes (they move and vanish with them); this marks them.
+constexpr int kTintKey = 0x5743;
+}  // namespace
+
+ValueGraphView::ValueGraphView(Document* doc, QWidget* parent)
+    : QGraphicsView(parent), scene_(new GraphScene(doc, this)) {
+  setScene(scene_);
+  setInteractive(false);
+  setDragMode(QGraphicsView::ScrollHandDrag);
+  setRenderHint(QPainter::Antialiasing);
+  setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+  connect(scene_, &GraphScene::rebuilt, this, &ValueGraphView::applyTint);
+}
+
+void ValueGraphView::fitAll() {
+  const QRectF r = scene_->contentRect();
+  if (!r.isEmpty()) fitInView(r.adjusted(-40, -40, 40, 40), Qt::KeepAspectRatio);
+}
+
+void ValueGraphView::centerOnNode(NodeId id) {
+  const auto ref = scene_->visibleRefOfNode(id);
+  BoxItem* box = ref ? scene_->boxOf(*ref) : nullptr;
+  if (box == nullptr) return;
+  fitInView(box->sceneBoundingRect().adjusted(-400, -250, 400, 250), Qt::KeepAspectRatio);
+  centerOn(box);
+}
+
+void ValueGraphView::wheelEvent(QWheelEvent* event) {
+  const double factor = std::pow(1.0015, event->angleDelta().y());
+  scale(factor, factor);
+}
+
+QColor ValueGraphView::colorFor(const std::vector<double>& value) {
+  double big = 0;
+  for (double x : value)
+    if (std::fabs(x) > std::fabs(big)) big = x;
+  if (big == 0 || !std::isfinite(big)) return QColor(245, 245, 245);
+  // 1e-6 .. 1e10 mapped onto strength 0.15 .. 1.
+  const double strength =
+      std::clamp(0.15 + 0.85 * (std::log10(std::fabs(big)) + 6) / 16, 0.15, 1.0);
+  const int fade = static_cast<int>(255 * (1 - strength));
+  return big > 0 ? QColor(fade, fade + static_cast<int>(strength * 60), 255)
+                 : QColor(255, fade, fade);
+}
+
+void ValueGraphView::showValues(const StepperRun* run, int t, NodeId marked) {
+  run_ = run;
+  step_ = t;
+  marked_ = marked;
+  applyTint();
+}
+
+void ValueGraphView::applyTint() {
+  for (BoxItem* box : scene_->boxes()) {
+    QGraphicsRectItem* tint = nullptr;
+    for (QGraphicsItem* child : box->childItems())
+      if (child->data(kTintKey).toBool()) tint = static_cast<QGraphicsRectItem*>(child);
+    const NodeId node = box->outputNode();
+    const bool has = run_ != nullptr && run_->hasNodeTrace() && step_ >= 0 &&
+                     step_ < run_->steps() && run_->traces(node);
+    if (!has) {
+      delete tint;
+      continue;
+    }
+    if (tint == nullptr) {
+      tint = new QGraphicsRectItem(box->boxRect(), box);
+      tint->setData(kTintKey, true);
+    }
+    QColor c = colorFor(run_->value(node, step_));
+    c.setAlpha(150);
+    tint->setBrush(c);
+    const bool isMarked = node == marked_;
+    tint->setPen(isMarked ? QPen(QColor(220, 0, 0), 6) : QPen(Qt::NoPen));
+    const std::string& name = run_->graph.node(node).name;
+    tint->setToolTip(QStringLiteral("#%1 %2\nt = %3: %4")
+                         .arg(node)
+                         .arg(QString::fromStdString(name))
+                         .arg(step_)
+                         .arg(QString::fromStdString(run_->valueText(node, step_))));
+  }
+}
+
+}  // namespace lsrl::studio

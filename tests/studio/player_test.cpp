@@ -1,0 +1,238 @@
+// The debranching player driven as a person would: compile tok2tok (exact) on the worker,
+// scrub to the middle step (rule label and highlighted branch node), to the end (a path),
+// play a few steps, inspect a node, cancel a compile, and an invalid program's error.
+// The incrementally moved graph is checked against CompileHistory::graphAt, and the
+// time to redraw a step is measured. Each state is saved as a screenshot.
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QGraphicsView>
+#include <QLineSeries>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <set>
+
+#include "app/studio/document/document.h"
+#include "app/studio/player/debranch_view.h"
+#include "app/studio/player/node_inspector.h"
+#include "app/studio/player/player_scene.h"
+#include "app/studio/player/rule_explanation.h"
+#include "app/studio/player/step_chart.h"
+#include "studio/studio_test_util.h"
+
+namespace lsrl::studio {
+namespace {
+
+using test::examplePath;
+using test::waitUntil;
+
+void screenshot(QWidget& widget, const QString& name) {
+  widget.show();
+  QApplication::processEvents();
+  const QString path = test::saveScreenshot(widget, name);
+  EXPECT_TRUE(QFileInfo::exists(path)) << path.toStdString();
+}
+
+// The cursor's graph summarised as graphAt's would be: node count, op counts, and the
+// number of nodes with more than one (distinct) reader.
+struct Summary {
+  size_t nodes = 0;
+  std::map<std::string, int> ops;
+  int branches = 0;
+  friend bool operator==(const Summary&, const Summary&) = default;
+};
+
+Summary summaryOf(const Graph& g) {
+  Summary s;
+  s.nodes = g.nodeCount();
+  for (size_t id = 0; id < g.nodeCount(); ++id)
+    ++s.ops[std::string(g.node(static_cast<NodeId>(id)).countedOpName())];
+  for (const auto& readers : g.successors()) {
+    std::set<NodeId> distinct(readers.begin(), readers.end());
+    if (distinct.size() > 1) ++s.branches;
+  }
+  return s;
+}
+
+Summary summaryOf(const StepCursor& c) {
+  Summary s;
+  const std::vector<int> readers = c.readerCounts();
+  for (NodeId id : c.aliveIds()) {
+    ++s.nodes;
+    const ReplayNodeInfo& info = c.data().info[static_cast<size_t>(id)];
+    ++s.ops[info.slice ? "Slice" : std::string(opName(info.op))];
+    if (readers[static_cast<size_t>(id)] > 1) ++s.branches;
+  }
+  return s;
+}
+
+class PlayerTest : public ::testing::Test {
+ protected:
+  test::ViewOnExample<DebranchView> shown{"tok2tok_L3_direct.json", QSize(1400, 900)};
+  Document& doc = shown.doc;
+  std::unique_ptr<DebranchView>& view = shown.view;
+};
+
+TEST_F(PlayerTest, CompilesScrubsPlaysAndInspectsTok2tok) {
+  screenshot(*view, QStringLiteral("player_0_not_compiled"));
+  // Compile through the button, as a person does; the UI stays live meanwhile.
+  view->backendBox()->setCurrentIndex(view->backendBox()->findText(QStringLiteral("exact")));
+  QElapsedTimer compileTime;
+  compileTime.start();
+  view->compileButton()->click();
+  EXPECT_TRUE(view->isCompiling() || view->hasCompile());
+  ASSERT_TRUE(waitUntil([&] { return view->hasCompile() && !view->isCompiling(); }, 120000))
+      << view->statusText().toStdString();
+  const qint64 compileMs = compileTime.elapsed();
+  const int n = view->stepCount();
+  ASSERT_GT(n, 100);
+  std::printf("compile + replay + layout until shown: %lld ms\n",
+              static_cast<long long>(compileMs));
+  std::printf("tok2tok exact optimised: %d steps; %s\n", n,
+              view->statusText().toUtf8().constData());
+  EXPECT_EQ(view->slider()->maximum(), n);
+  EXPECT_EQ(view->currentStep(), 0);
+  EXPECT_GT(view->ruleBox()->count(), 3);
+  EXPECT_EQ(view->chart()->nodeSeries()->count(), n + 1);
+  screenshot(*view, QStringLiteral("player_1_compiled_step0"));
+
+  // The middle step: its rule with the explanation, its branch node highlighted.
+  const int mid = n / 2;
+  ASSERT_TRUE(view->showStep(mid));
+  const compiler::Step& step = view->compileResult()->steps[static_cast<size_t>(mid - 1)];
+  EXPECT_TRUE(view->stepText().contains(QString::fromStdString(step.rule)));
+  EXPECT_TRUE(view->stepText().contains(ruleExplanation(step.rule)));
+  EXPECT_TRUE(view->stepText().contains(QStringLiteral("Step %1 of %2").arg(mid).arg(n)));
+  EXPECT_EQ(view->chart()->markerStep(), mid);
+  if (view->cursor()->alive(step.branch)) {
+    EXPECT_TRUE(view->scene()->isBranchHighlighted(step.branch));
+    EXPECT_TRUE(view->stepText().contains(QStringLiteral("#%1").arg(step.branch)));
+  }
+  // Zoom on the branch node so that the screenshot shows the labels.
+  view->focusBranch();
+  screenshot(*view, QStringLiteral("player_2_middle_step"));
+
+  // The incrementally moved graph equals the replayed one (graphAt) at several steps,
+  // reached forward, backward and by big jumps.
+  const std::shared_ptr<const CompileHistory> history = view->compileResult()->history;
+  for (int k : {mid, 1, n, n / 3, mid + 1, mid, 0, n - 1}) {
+    ASSERT_TRUE(view->showStep(k));
+    const Summary replayed = summaryOf(history->graphAt(static_cast<size_t>(k)));
+    EXPECT_EQ(summaryOf(*view->cursor()), replayed) << "step " << k;
+    EXPECT_EQ(view->cursor()->data().nodeCounts[static_cast<size_t>(k)],
+              static_cast<int>(replayed.nodes));
+    EXPECT_EQ(view->cursor()->data().branchCounts[static_cast<size_t>(k)], replayed.branches);
+    EXPECT_EQ(view->scene()->nodeItemCount(), replayed.nodes);
+  }
+
+  // To the end: a path, every node read at most once.
+  view->toEnd();
+  EXPECT_EQ(view->currentStep(), n);
+  const std::vector<int> readers = view->cursor()->readerCounts();
+  EXPECT_LE(*std::max_element(readers.begin(), readers.end()), 1);
+  EXPECT_EQ(view->scene()->nodeItemCount(), view->compileResult()->path.nodeCount());
+  EXPECT_TRUE(view->stepText().contains(QStringLiteral("the end: a path")));
+  screenshot(*view, QStringLiteral("player_3_end_path"));
+
+  // Inspect a LinState of the path: its matrices at this step.
+  NodeId linState = kNoNode;
+  for (NodeId id : view->cursor()->aliveIds()) {
+    if (view->cursor()->data().info[static_cast<size_t>(id)].op == Op::LinState) linState = id;
+  }
+  ASSERT_NE(linState, kNoNode);
+  view->inspectNode(linState);
+  EXPECT_TRUE(
+      view->inspector()->headerText().contains(QStringLiteral("#%1 LinState").arg(linState)));
+  EXPECT_GT(view->inspector()->table()->rowCount(), 0);
+  view->inspector()->fieldBox()->setCurrentIndex(view->inspector()->fieldBox()->findText("B"));
+  screenshot(*view, QStringLiteral("player_4_inspect_linstate"));
+
+  // Play a few steps from the start (fast: no animation), then pause.
+  ASSERT_TRUE(view->showStep(0));
+  view->speedBox()->setValue(50);
+  view->play();
+  EXPECT_TRUE(view->isPlaying());
+  EXPECT_TRUE(waitUntil([&] { return view->currentStep() >= 5; }, 5000));
+  view->pause();
+  const int played = view->currentStep();
+  EXPECT_GE(played, 5);
+  EXPECT_FALSE(view->isPlaying());
+  // One animated step (slide-in and fade of the new nodes), let it finish.
+  view->stepForward();
+  EXPECT_EQ(view->currentStep(), played + 1);
+  view->focusBranch();
+  QElapsedTimer wait;
+  wait.start();
+  while (wait.elapsed() < 80) QApplication::processEvents();
+  screenshot(*view, QStringLiteral("player_5_animating"));
+  while (wait.elapsed() < 400) QApplication::processEvents();
+  EXPECT_TRUE(view->inspector()->headerText().contains(QStringLiteral("not in the graph")));
+  screenshot(*view, QStringLiteral("player_5_played"));
+
+  // Scrubbing: median time per step over 200 random steps, painting included.
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> pick(0, n);
+  auto timeSteps = [&](auto next) {
+    std::vector<double> ms;
+    for (int i = 0; i < 200; ++i) {
+      const int k = next(i);
+      QElapsedTimer t;
+      t.start();
+      view->showStep(k);
+      view->graphView()->viewport()->repaint();
+      view->chart()->viewport()->repaint();
+      ms.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
+    }
+    std::sort(ms.begin(), ms.end());
+    return std::pair(ms[ms.size() / 2], ms[ms.size() * 95 / 100]);
+  };
+  view->fitToGraph();
+  const auto [randomMedian, random95] = timeSteps([&](int) { return pick(rng); });
+  ASSERT_TRUE(view->showStep(mid - 100 > 0 ? mid - 100 : 0));
+  const int start = view->currentStep();
+  const auto [seqMedian, seq95] = timeSteps([&](int i) { return start + i + 1; });
+  std::printf(
+      "scrub tok2tok (%d steps): random jumps median %.2f ms (95%% %.2f ms), "
+      "single steps median %.2f ms (95%% %.2f ms)\n",
+      n, randomMedian, random95, seqMedian, seq95);
+  EXPECT_LT(randomMedian, 50.0);
+  EXPECT_LT(seqMedian, 50.0);
+}
+
+TEST_F(PlayerTest, CancelsACompile) {
+  view->optimizeBox()->setChecked(false);
+  view->startCompile();
+  ASSERT_TRUE(view->isCompiling());
+  view->cancelCompile();
+  ASSERT_TRUE(waitUntil([&] { return !view->isCompiling(); }, 60000));
+  EXPECT_TRUE(view->statusText().contains(QStringLiteral("cancelled")))
+      << view->statusText().toStdString();
+  EXPECT_FALSE(view->hasCompile());
+  screenshot(*view, QStringLiteral("player_6_cancelled"));
+}
+
+TEST_F(PlayerTest, ShowsTheErrorOfAnInvalidProgramAndFollowsTheDocument) {
+  ASSERT_TRUE(view->compileAndWait(Backend::Float64, true));
+  EXPECT_TRUE(view->showStep(view->stepCount()));
+  // A new (empty) document: the compile shown no longer matches.
+  doc.newDocument();
+  EXPECT_FALSE(view->hasCompile());
+  EXPECT_EQ(view->scene()->nodeItemCount(), 0u);
+  EXPECT_FALSE(view->compileAndWait(Backend::Exact, true));
+  EXPECT_TRUE(view->statusText().startsWith(QStringLiteral("Compile failed")))
+      << view->statusText().toStdString();
+  screenshot(*view, QStringLiteral("player_7_invalid_program"));
+}
+
+}  // namespace
+}  // namespace lsrl::studio

@@ -1,0 +1,276 @@
+// The token stepper: tok2tok run as a program and compiled, stepped through, and the
+// float64 compile compared with the exact program to find where they first diverge.
+#include <gtest/gtest.h>
+
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTreeWidget>
+#include <cmath>
+
+#include "app/studio/document/document.h"
+#include "app/studio/stepper/divergence.h"
+#include "app/studio/stepper/prompt_builder.h"
+#include "app/studio/stepper/stepper_run.h"
+#include "app/studio/stepper/stepper_view.h"
+#include "app/studio/stepper/token_table.h"
+#include "app/studio/stepper/value_graph_view.h"
+#include "core/io/graph_file.h"
+#include "core/io/sequence_file.h"
+#include "core/programs/prompts.h"
+#include "core/util/error.h"
+#include "studio/studio_test_util.h"
+
+namespace lsrl::studio {
+namespace {
+
+const char* kProgram = "tok2tok_L3_direct.json";
+const char* kInput = "tok2tok_input.json";
+
+SequenceBatch exampleInput() { return loadSequenceFile(test::examplePath(kInput).toStdString()); }
+
+Graph tok2tokProgram() { return loadGraphFile(test::examplePath(kProgram).toStdString()); }
+
+// What `lsrl run FILE --input IN --exact` prints, computed as cmd_run.cpp does.
+std::vector<ExactVector> lsrlRunExact(const Graph& g, const ExactSequence& tokens) {
+  return runBatch<Exact>(Plan::make(g), {tokens}).at(0);
+}
+
+std::vector<int> lastTokens(const std::vector<std::vector<Exact>>& outputs, int n) {
+  std::vector<int> out;
+  for (size_t t = outputs.size() - static_cast<size_t>(n); t < outputs.size(); ++t)
+    out.push_back(static_cast<int>(outputs[t].at(0).toRational().get_num().get_si()));
+  return out;
+}
+
+TEST(StepperRun, ProgramAndCompiledExactGiveTheDictionaryValue) {
+  const Graph program = tok2tokProgram();
+  const SequenceBatch input = exampleInput();
+  const ExactSequence& tokens = input.sequences.at(0);
+  const StepperRun p = runEngine(program, EngineSpec::program(true), tokens);
+  ASSERT_EQ(p.steps(), static_cast<int>(tokens.size()));
+  EXPECT_EQ(p.exactOutputs, lsrlRunExact(program, tokens));
+  const std::vector<int> expected = input.extra.at("expected").get<std::vector<int>>();
+  EXPECT_EQ(lastTokens(p.exactOutputs, 3), expected);
+
+  const StepperRun c = runEngine(program, EngineSpec::compiled(true), tokens);
+  EXPECT_EQ(c.exactOutputs, p.exactOutputs);
+  EXPECT_GT(c.compileSeconds, 0);
+  const Divergence d = firstDivergence(p, c);
+  EXPECT_FALSE(d.found) << d.describe();
+  std::printf("program vs compiled exact: %s; compile %.3f s, run %.3f s\n", d.describe().c_str(),
+              c.compileSeconds, c.runSeconds);
+
+  // The same program in float64 agrees with the exact one on every node.
+  const StepperRun f = runEngine(program, EngineSpec::program(false), tokens);
+  const Divergence pf = firstDivergence(p, f, 1e-9);
+  EXPECT_FALSE(pf.found) << pf.describe();
+  EXPECT_NE(pf.compared.find("every program node"), std::string::npos);
+}
+
+TEST(StepperRun, TwoBackendsOfOneCompilePairNodesByPosition) {
+  const Graph program = tok2tokProgram();
+  const ExactSequence tokens = exampleInput().sequences.at(0);
+  const StepperRun e = runEngine(program, EngineSpec::compiled(true), tokens);
+  const StepperRun f = runEngine(program, EngineSpec::compiled(false), tokens);
+  const Divergence d = firstDivergence(e, f);
+  std::printf("%s\n", d.describe().c_str());
+  ASSERT_TRUE(d.found);
+  EXPECT_NE(d.compared.find("paired by position"), std::string::npos);
+  EXPECT_NE(d.node.a, kNoNode);  // a path node, not just the output
+  EXPECT_NE(d.valueA, d.valueB);
+  // Identical runs never diverge.
+  EXPECT_FALSE(firstDivergence(e, e).found);
+}
+
+TEST(StepperRun, TargetRunsGiveOutputsOnly) {
+  const Graph program = tok2tokProgram();
+  const ExactSequence tokens = exampleInput().sequences.at(0);
+  const StepperRun p = runEngine(program, EngineSpec::program(true), tokens);
+  const StepperRun t =
+      runEngine(program, EngineSpec::compiled(true, true, Target::GatedLinearRnn), tokens);
+  EXPECT_FALSE(t.hasNodeTrace());
+  EXPECT_EQ(t.exactOutputs, p.exactOutputs);
+  const Divergence d = firstDivergence(p, t);
+  EXPECT_FALSE(d.found) << d.describe();
+  EXPECT_EQ(d.compared, "outputs only");
+}
+
+class StepperViewTest : public ::testing::Test {
+ protected:
+  test::ViewOnExample<StepperView> shown{kProgram, QSize(1600, 1000)};
+  Document& doc = shown.doc;
+  std::unique_ptr<StepperView>& view = shown.view;
+};
+
+TEST_F(StepperViewTest, StepsTheProgramAndTheCompiledModelToTheDictionaryValue) {
+  // Opening tok2tok prefills the builder's example prompt (the same dictionary).
+  EXPECT_EQ(view->tokenTable()->tokenWidth(), 1);
+  EXPECT_EQ(view->tokenTable()->rowCount(), 27);
+  QString error;
+  ASSERT_TRUE(view->loadInputFile(test::examplePath(kInput), &error)) << error.toStdString();
+  const SequenceBatch input = exampleInput();
+  const ExactSequence& tokens = input.sequences.at(0);
+  ASSERT_EQ(view->tokenTable()->tokens(), tokens);
+  const std::vector<ExactVector> reference = lsrlRunExact(doc.graph(), tokens);
+
+  QSignalSpy steps(view.get(), &StepperView::currentStepChanged);
+  QSignalSpy series(view.get(), &StepperView::seriesAvailable);
+  view->setEngines(EngineSpec::program(true), std::nullopt);
+  view->startRun();
+  EXPECT_TRUE(view->isRunning() || view->runA() != nullptr);
+  ASSERT_TRUE(view->waitForRun());
+  ASSERT_NE(view->runA(), nullptr) << view->lastError().toStdString();
+  EXPECT_EQ(series.count(), 1);
+  const int last = view->stepCount() - 1;
+  ASSERT_EQ(last, 26);
+  EXPECT_EQ(view->currentStep(), last);  // a run ends on its last step
+  EXPECT_EQ(view->runA()->exactOutputs, reference);
+  EXPECT_TRUE(view->outputText().contains(QStringLiteral("[5]")))
+      << view->outputText().toStdString();
+  test::saveScreenshot(*view, QStringLiteral("stepper_program_end"));
+
+  // Watch a state; step back, forward and back again: the values follow the trace.
+  const NodeId reg = doc.graph().findByName("reg_1");
+  ASSERT_NE(reg, kNoNode);
+  view->addWatch(reg);
+  const auto* tree = view->findChild<QTreeWidget*>();
+  ASSERT_NE(tree, nullptr);
+  auto watchedText = [&] { return tree->topLevelItem(0)->text(1).toStdString(); };
+  EXPECT_EQ(watchedText(), view->runA()->valueText(reg, last));
+  const std::string atLast = watchedText();
+  view->stepBack();
+  EXPECT_EQ(view->currentStep(), last - 1);
+  EXPECT_EQ(watchedText(), view->runA()->valueText(reg, last - 1));
+  EXPECT_TRUE(view->outputText().contains(QStringLiteral("[2]")));
+  view->stepForward();
+  EXPECT_EQ(watchedText(), atLast);
+  view->stepBack();
+  EXPECT_EQ(watchedText(), view->runA()->valueText(reg, last - 1));
+  EXPECT_GE(steps.count(), 3);
+  // The first LinState's series: one row per step, labelled with the program's names.
+  const auto s = view->stateSeries();
+  ASSERT_FALSE(s.empty());
+  EXPECT_EQ(s.front().steps(), 27);
+  NodeId firstState = kNoNode;
+  for (NodeId id : view->runA()->tracedNodes())
+    if (firstState == kNoNode && doc.graph().node(id).op == Op::LinState) firstState = id;
+  ASSERT_NE(firstState, kNoNode);
+  EXPECT_EQ(s.front().labels.front(), doc.graph().node(firstState).name + "[0]");
+  EXPECT_EQ(s.front().values.at(3), view->runA()->value(firstState, 3));
+  test::saveScreenshot(*view, QStringLiteral("stepper_program_step_back"));
+  view->graphView()->centerOnNode(reg);
+  test::saveScreenshot(*view, QStringLiteral("stepper_program_zoomed"));
+
+  // The compiled model (exact), stepped to its end: the same value.
+  view->setEngines(EngineSpec::compiled(true), std::nullopt);
+  view->startRun();
+  ASSERT_TRUE(view->waitForRun());
+  ASSERT_NE(view->runA(), nullptr) << view->lastError().toStdString();
+  EXPECT_EQ(view->runA()->spec.source, RunSource::Compiled);
+  EXPECT_EQ(view->runA()->exactOutputs, reference);
+  EXPECT_EQ(lastTokens(view->runA()->exactOutputs, 3),
+            input.extra.at("expected").get<std::vector<int>>());
+  EXPECT_TRUE(view->outputText().contains(QStringLiteral("[5]")));
+  EXPECT_FALSE(view->stateSeries().empty());
+  test::saveScreenshot(*view, QStringLiteral("stepper_compiled_exact_end"));
+}
+
+TEST_F(StepperViewTest, FindsWhereFloat64CompileDivergesFromExact) {
+  // tok2tok's float instability (docs/compiler.md): the paper's plain algorithm in float64.
+  view->setEngines(EngineSpec::program(true), EngineSpec::compiled(false, /*optimize=*/false));
+  view->promptBuilder()->setTok2tokRandom(4, 10, 0);
+  QString description;
+  const ExactSequence tokens = view->promptBuilder()->build(&description);
+  view->setTokens(tokens);
+  view->startRun();
+  ASSERT_TRUE(view->waitForRun());
+  ASSERT_NE(view->runB(), nullptr) << view->lastError().toStdString();
+  ASSERT_TRUE(view->divergence().has_value());
+  const Divergence& d = *view->divergence();
+  std::printf("%s (%s); float compile %.2f s, run %.3f s\n", d.describe().c_str(),
+              description.toStdString().c_str(), view->runB()->compileSeconds,
+              view->runB()->runSeconds);
+  ASSERT_TRUE(d.found);
+  EXPECT_GE(d.step, 0);
+  EXPECT_LT(d.step, static_cast<int>(tokens.size()));
+  EXPECT_EQ(d.compared, "outputs only (no other node names are shared)");
+  EXPECT_NE(d.valueA, d.valueB);
+  EXPECT_NE(d.describe().find("first divergence: t = " + std::to_string(d.step)),
+            std::string::npos);
+  // The exact program's last outputs are the dictionary value; the float model's are not.
+  const Tok2tokCase c = randomDictionary(4, 3, 10, 0);
+  EXPECT_EQ(lastTokens(view->runA()->exactOutputs, 3), tok2tokExpected(c.dictionary, c.query, 3));
+  std::vector<int> floatAnswer;
+  for (size_t t = tokens.size() - 3; t < tokens.size(); ++t)
+    floatAnswer.push_back(static_cast<int>(std::lround(view->runB()->floatOutputs[t].at(0))));
+  EXPECT_NE(floatAnswer, tok2tokExpected(c.dictionary, c.query, 3));
+  std::printf("float64 answer %d %d %d\n", floatAnswer[0], floatAnswer[1], floatAnswer[2]);
+  view->goToDivergence();
+  EXPECT_EQ(view->currentStep(), d.step);
+  test::saveScreenshot(*view, QStringLiteral("stepper_divergence"));
+
+  // The same compile in both backends pairs every path node: the first one to diverge
+  // is named (the exact compile keeps the zeros the float64 one loses).
+  view->setEngines(EngineSpec::compiled(true), EngineSpec::compiled(false));
+  view->startRun();
+  ASSERT_TRUE(view->waitForRun());
+  ASSERT_TRUE(view->divergence() && view->divergence()->found);
+  const Divergence& p = *view->divergence();
+  std::printf("%s\n", p.describe().c_str());
+  EXPECT_NE(p.node.a, kNoNode);
+  EXPECT_NE(p.compared.find("paired by position"), std::string::npos);
+  EXPECT_LE(p.step, d.step);
+  view->goToDivergence();
+  test::saveScreenshot(*view, QStringLiteral("stepper_divergence_compiled"));
+}
+
+TEST_F(StepperViewTest, CompilesInTheBackgroundAndCancels) {
+  // The paper's plain algorithm takes seconds: Run returns at once, Cancel stops it.
+  view->setEngines(EngineSpec::compiled(false, /*optimize=*/false), std::nullopt);
+  QSignalSpy finished(view.get(), &StepperView::runFinished);
+  QElapsedTimer timer;
+  timer.start();
+  view->startRun();
+  const qint64 startMs = timer.elapsed();
+  EXPECT_LT(startMs, 200);
+  EXPECT_TRUE(view->isRunning());
+  QTest::qWait(100);
+  view->cancelRun();
+  ASSERT_TRUE(view->waitForRun(20000));
+  std::printf("Run returned after %lld ms; cancelled after %lld ms\n",
+              static_cast<long long>(startMs), static_cast<long long>(timer.elapsed()));
+  ASSERT_EQ(finished.count(), 1);
+  EXPECT_FALSE(finished.at(0).at(0).toBool());
+  EXPECT_EQ(view->lastError(), QStringLiteral("run cancelled"));
+  EXPECT_EQ(view->runA(), nullptr);
+}
+
+TEST_F(StepperViewTest, ShowStepRunsWhenNothingRanYet) {
+  EXPECT_TRUE(view->showStep(17));
+  EXPECT_EQ(view->currentStep(), 17);
+  EXPECT_FALSE(view->showStep(27));  // 27 tokens: steps 0..26
+  test::saveScreenshot(*view, QStringLiteral("stepper_show_step_17"));
+  // Editing the program drops the results.
+  doc.rename(doc.graph().findByName("reg_0"), "reg_zero");
+  EXPECT_EQ(view->runA(), nullptr);
+}
+
+TEST_F(StepperViewTest, BuildsPromptsAndRejectsBadTokens) {
+  PromptBuilder* b = view->promptBuilder();
+  b->setMoreOnes(QStringLiteral("1101"));
+  EXPECT_EQ(b->build().size(), 4u);
+  b->setMoreOnes(QStringLiteral("1121"));
+  EXPECT_THROW(b->build(), Error);
+  b->setVec2vec(2, 1, 4, QStringLiteral("3/10, 7/10"), 0, 1);
+  const ExactSequence v = b->build();
+  EXPECT_EQ(v.size(), 17u);  // query + N^n cells
+  EXPECT_EQ(v.front().size(), 4u);
+  b->setTok2tok(QStringLiteral("1 2 3 : 4 5 6"), QStringLiteral("1 2 4"), 3);
+  EXPECT_THROW(b->build(), Error);  // the query is not a key
+  view->setTokens({{Exact(1)}, {Exact(2)}});
+  EXPECT_EQ(view->tokenTable()->tokens().size(), 2u);
+}
+
+}  // namespace
+}  // namespace lsrl::studio
