@@ -8,6 +8,7 @@
 #include <QProcess>
 #include <QSet>
 #include <QSignalSpy>
+#include <QSvgRenderer>
 #include <QTemporaryDir>
 
 #include "app/studio/document/document.h"
@@ -28,6 +29,15 @@ namespace {
 
 using test::examplePath;
 using test::saveScreenshot;
+
+// Distinct colours in a coarse sample: a blank or one-colour window has very few.
+int distinctColours(const QImage& image) {
+  QSet<QRgb> colours;
+  for (int y = 0; y < image.height(); y += 4) {
+    for (int x = 0; x < image.width(); x += 4) colours.insert(image.pixel(x, y));
+  }
+  return static_cast<int>(colours.size());
+}
 
 MainWindow::Options testOptions(const QString& recoveryDir) {
   MainWindow::Options o;
@@ -168,6 +178,29 @@ TEST(MainWindow, AutosaveWritesAfterAnEditAndARunningSessionIsNotOffered) {
   ASSERT_TRUE(test::waitUntil([&] { return !QFile::exists(window.autosave()->recoveryFile()); }));
 }
 
+TEST(MainWindow, ExportsTheWholeGraphAsPngAndSvg) {
+  QTemporaryDir recovery, dir;
+  MainWindow window(testOptions(recovery.path()));
+  ASSERT_TRUE(window.openFile(examplePath("tok2tok_L3_direct.json")));
+  const QString png =
+      QDir(test::screenshotDir()).filePath(QStringLiteral("export_tok2tok_graph.png"));
+  const QString svg = dir.filePath(QStringLiteral("graph.svg"));
+  ASSERT_TRUE(window.exportGraph(QStringLiteral("png"), png)) << window.lastError().toStdString();
+  ASSERT_TRUE(window.exportGraph(QStringLiteral("svg"), svg)) << window.lastError().toStdString();
+  const QImage image(png);
+  ASSERT_FALSE(image.isNull());
+  EXPECT_GT(image.width(), 2000) << "the whole drawing, not the window";
+  EXPECT_GT(distinctColours(image), 10);
+  QSvgRenderer renderer(svg);
+  EXPECT_TRUE(renderer.isValid());
+  QFile text(svg);
+  ASSERT_TRUE(text.open(QIODevice::ReadOnly));
+  EXPECT_TRUE(text.readAll().contains("f_modulo_counter")) << "box titles stay text";
+  EXPECT_FALSE(window.exportGraph(QStringLiteral("svg"), QStringLiteral("/nonexistent/dir/g.svg")));
+  EXPECT_NE(window.lastError().indexOf(QStringLiteral("/nonexistent/dir/g.svg")), -1)
+      << window.lastError().toStdString();
+}
+
 TEST(StartupOptions, ParsesAndExplainsErrors) {
   QString error;
   auto o = parseStartupOptions({"lsrl-studio", "g.json", "--screenshot", "o.png", "--view",
@@ -182,15 +215,6 @@ TEST(StartupOptions, ParsesAndExplainsErrors) {
   EXPECT_NE(error.indexOf(QStringLiteral("bogus")), -1);
   EXPECT_FALSE(parseStartupOptions({"lsrl-studio", "--size", "big"}, &error));
   EXPECT_FALSE(parseStartupOptions({"lsrl-studio", "a.json", "b.json"}, &error));
-}
-
-// Distinct colours in a coarse sample: a blank or one-colour window has very few.
-int distinctColours(const QImage& image) {
-  QSet<QRgb> colours;
-  for (int y = 0; y < image.height(); y += 4) {
-    for (int x = 0; x < image.width(); x += 4) colours.insert(image.pixel(x, y));
-  }
-  return static_cast<int>(colours.size());
 }
 
 // Runs `program` with `arguments` on the given Qt platform, a private recovery folder;

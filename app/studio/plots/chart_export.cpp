@@ -74,22 +74,30 @@ void exportChartPng(QChartView* view, const QString& path, QSize size) {
   exportImagePng(renderChart(view, size), path);
 }
 
-void exportChartSvg(QChartView* view, const QString& path, const QString& title) {
+void exportSvg(const QString& path, QSize size, const QString& title,
+               const std::function<void(QPainter&)>& paint) {
   QBuffer buffer;
   buffer.open(QIODevice::WriteOnly);
   QSvgGenerator generator;
   generator.setOutputDevice(&buffer);
-  generator.setSize(view->size());
-  generator.setViewBox(QRect(QPoint(0, 0), view->size()));
-  generator.setTitle(title.isEmpty() ? view->chart()->title() : title);
+  generator.setSize(size);
+  generator.setViewBox(QRect(QPoint(0, 0), size));
+  generator.setTitle(title);
   generator.setDescription(QStringLiteral("Exported by LSRL Studio"));
   {
     QPainter painter(&generator);
-    view->render(&painter, QRectF(QPointF(0, 0), QSizeF(view->size())), view->rect());
+    paint(painter);
   }
   writeFileAtomically(
       path.toStdString(),
       std::string_view(buffer.data().constData(), static_cast<size_t>(buffer.data().size())));
+}
+
+void exportChartSvg(QChartView* view, const QString& path, const QString& title) {
+  exportSvg(path, view->size(), title.isEmpty() ? view->chart()->title() : title,
+            [view](QPainter& painter) {
+              view->render(&painter, QRectF(QPointF(0, 0), QSizeF(view->size())), view->rect());
+            });
 }
 
 void exportWidgetPng(QWidget* widget, const QString& path) {

@@ -7,11 +7,13 @@
 #include <QSize>
 #include <QString>
 #include <exception>
+#include <functional>
 #include <string>
 
 #include "app/studio/plots/state_series.h"
 
 class QChartView;
+class QPainter;
 class QWidget;
 
 namespace lsrl::studio {
@@ -19,7 +21,10 @@ namespace lsrl::studio {
 // The chart as shown, at `size` (default: the view's size).
 QImage renderChart(QChartView* view, QSize size = {});
 void exportChartPng(QChartView* view, const QString& path, QSize size = {});
-// Vector output (QSvgGenerator): lines stay lines, text stays text.
+// Vector output (QSvgGenerator): lines stay lines, text stays text. `paint` draws the
+// picture into a `size` canvas.
+void exportSvg(const QString& path, QSize size, const QString& title,
+               const std::function<void(QPainter&)>& paint);
 void exportChartSvg(QChartView* view, const QString& path, const QString& title = {});
 // Any widget as shown (a heat map, a panel of heat maps).
 void exportWidgetPng(QWidget* widget, const QString& path);

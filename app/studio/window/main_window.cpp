@@ -18,6 +18,7 @@
 #include <QToolBar>
 
 #include "app/layout/incremental_layout.h"
+#include "app/studio/editor/graph_export.h"
 #include "app/studio/editor/graph_view.h"
 #include "app/studio/editor/minimap.h"
 #include "app/studio/editor/search_bar.h"
@@ -215,6 +216,9 @@ void MainWindow::buildMenus() {
   file->addSeparator();
   file->addAction(saveAction_);
   file->addAction(saveAsAction_);
+  QMenu* exportMenu = file->addMenu(tr("&Export"));
+  exportMenu->addAction(tr("Graph as &PNG…"), this, [this] { exportGraph(QStringLiteral("png")); });
+  exportMenu->addAction(tr("Graph as &SVG…"), this, [this] { exportGraph(QStringLiteral("svg")); });
   file->addSeparator();
   file->addAction(quitAction_);
 
@@ -361,6 +365,32 @@ void MainWindow::newDocument() {
   if (!confirmDiscard()) return;
   doc_->newDocument();
   afterLoad();
+}
+
+bool MainWindow::exportGraph(const QString& format, const QString& requested) {
+  QString path = requested;
+  if (path.isEmpty()) {
+    if (!options_.interactive) return false;
+    const QString suggested =
+        QFileInfo(doc_->displayName()).completeBaseName() + QLatin1Char('.') + format;
+    path = QFileDialog::getSaveFileName(
+        this, tr("Export graph"), suggested,
+        format == QLatin1String("svg") ? tr("SVG (*.svg)") : tr("PNG (*.png)"));
+    if (path.isEmpty()) return false;
+  }
+  try {
+    if (format == QLatin1String("svg")) {
+      exportGraphSvg(view_->graphScene(), path, doc_->displayName());
+    } else {
+      exportGraphPng(view_->graphScene(), path);
+    }
+  } catch (const std::exception& e) {
+    reportError(tr("Could not export %1").arg(QFileInfo(path).fileName()),
+                QString::fromUtf8(e.what()));
+    return false;
+  }
+  statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 4000);
+  return true;
 }
 
 void MainWindow::openDialog() {

@@ -62,6 +62,8 @@ class MainWindow : public QMainWindow {
   bool openExample(const ExampleEntry& entry);
   bool save();
   bool saveAs(const QString& path);  // empty path: ask (interactive only)
+  // The whole graph drawing as "png" or "svg" (File > Export); empty path: ask.
+  bool exportGraph(const QString& format, const QString& path = {});
   // Offers recovery files left by crashed sessions (interactive) or restores the newest
   // one (non-interactive callers pass restoreNewest = true). Returns whether one was restored.
   bool offerRecovery(bool restoreNewest = false);
