@@ -13,6 +13,8 @@
 
 #include "app/studio/document/document.h"
 #include "app/studio/editor/graph_view.h"
+#include "app/studio/player/debranch_view.h"
+#include "app/studio/player/frame_export.h"
 #include "app/studio/window/autosave.h"
 #include "app/studio/window/examples_catalog.h"
 #include "app/studio/window/layout_runner.h"
@@ -199,6 +201,29 @@ TEST(MainWindow, ExportsTheWholeGraphAsPngAndSvg) {
   EXPECT_FALSE(window.exportGraph(QStringLiteral("svg"), QStringLiteral("/nonexistent/dir/g.svg")));
   EXPECT_NE(window.lastError().indexOf(QStringLiteral("/nonexistent/dir/g.svg")), -1)
       << window.lastError().toStdString();
+}
+
+TEST(MainWindow, ExportsTheDebranchingAsNumberedFrames) {
+  QTemporaryDir recovery, dir;
+  MainWindow window(testOptions(recovery.path()));
+  ASSERT_TRUE(window.openFile(examplePath("more_ones.json")));
+  EXPECT_FALSE(window.exportDebranchingFrames(dir.path())) << "nothing compiled yet";
+  ASSERT_EQ(window.showView(QStringLiteral("debranch")), QString());
+  const int steps = window.debranchView()->stepCount();
+  ASSERT_GT(steps, 0);
+  const QString frames = dir.filePath(QStringLiteral("frames"));
+  ASSERT_TRUE(window.exportDebranchingFrames(frames)) << window.lastError().toStdString();
+  const QStringList files =
+      QDir(frames).entryList({QStringLiteral("step_*.png")}, QDir::Files, QDir::Name);
+  EXPECT_EQ(files.size(), steps + 1) << "one frame per step, the start included";
+  EXPECT_EQ(files.front(), QStringLiteral("step_00000.png"));
+  const QImage first(QDir(frames).filePath(files.front()));
+  const QImage last(QDir(frames).filePath(files.back()));
+  ASSERT_FALSE(first.isNull());
+  EXPECT_EQ(first.size(), last.size()) << "frames line up";
+  EXPECT_NE(first, last) << "the graph changes over the compile";
+  EXPECT_EQ(frameStride(2257), 4);
+  EXPECT_EQ(frameStride(600), 1);
 }
 
 TEST(StartupOptions, ParsesAndExplainsErrors) {

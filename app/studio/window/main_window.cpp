@@ -11,6 +11,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QProgressDialog>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QStatusBar>
@@ -26,6 +27,7 @@
 #include "app/studio/panels/problems_panel.h"
 #include "app/studio/panels/properties_panel.h"
 #include "app/studio/player/debranch_view.h"
+#include "app/studio/player/frame_export.h"
 #include "app/studio/plots/noise_plot_view.h"
 #include "app/studio/plots/trajectory_view.h"
 #include "app/studio/plots/ua_heatmap_view.h"
@@ -219,6 +221,7 @@ void MainWindow::buildMenus() {
   QMenu* exportMenu = file->addMenu(tr("&Export"));
   exportMenu->addAction(tr("Graph as &PNG…"), this, [this] { exportGraph(QStringLiteral("png")); });
   exportMenu->addAction(tr("Graph as &SVG…"), this, [this] { exportGraph(QStringLiteral("svg")); });
+  exportMenu->addAction(tr("&Debranching frames…"), this, [this] { exportDebranchingFrames({}); });
   file->addSeparator();
   file->addAction(quitAction_);
 
@@ -390,6 +393,38 @@ bool MainWindow::exportGraph(const QString& format, const QString& requested) {
     return false;
   }
   statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 4000);
+  return true;
+}
+
+bool MainWindow::exportDebranchingFrames(const QString& requested) {
+  if (!debranch_->hasCompile()) {
+    reportError(tr("Nothing to export"), tr("Compile the program in the Debranching view first."));
+    return false;
+  }
+  QString dir = requested;
+  if (dir.isEmpty()) {
+    if (!options_.interactive) return false;
+    dir = QFileDialog::getExistingDirectory(this, tr("Folder for the frames"));
+    if (dir.isEmpty()) return false;
+  }
+  const int steps = debranch_->stepCount();
+  QProgressDialog progress(tr("Writing frames…"), tr("Cancel"), 0, steps, this);
+  progress.setWindowModality(Qt::WindowModal);
+  progress.setMinimumDuration(500);
+  QStringList written;
+  try {
+    written = exportDebranchFrames(*debranch_, dir, FrameRange{0, -1, frameStride(steps)},
+                                   [&](int done, int total) {
+                                     progress.setMaximum(total);
+                                     progress.setValue(done);
+                                     return !progress.wasCanceled();
+                                   });
+  } catch (const std::exception& e) {
+    reportError(tr("Could not export the frames"), QString::fromUtf8(e.what()));
+    return false;
+  }
+  statusBar()->showMessage(
+      tr("Wrote %1 frames to %2").arg(written.size()).arg(QDir::toNativeSeparators(dir)), 6000);
   return true;
 }
 

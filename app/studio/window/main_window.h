@@ -64,6 +64,9 @@ class MainWindow : public QMainWindow {
   bool saveAs(const QString& path);  // empty path: ask (interactive only)
   // The whole graph drawing as "png" or "svg" (File > Export); empty path: ask.
   bool exportGraph(const QString& format, const QString& path = {});
+  // The Debranching view's compile as numbered PNG frames in a folder (at most ~600
+  // frames: a stride over long compiles); empty folder: ask.
+  bool exportDebranchingFrames(const QString& dir);
   // Offers recovery files left by crashed sessions (interactive) or restores the newest
   // one (non-interactive callers pass restoreNewest = true). Returns whether one was restored.
   bool offerRecovery(bool restoreNewest = false);
