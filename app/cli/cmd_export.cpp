@@ -1,7 +1,6 @@
 // lsrl export MODEL.json --format safetensors|npz [--target ARCH] [target options] -o FILE
 #include <nlohmann/json.hpp>
 #include <ostream>
-#include <type_traits>
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
@@ -9,30 +8,12 @@
 #include "core/arch/targets.h"
 #include "core/compile/compiler.h"
 #include "core/io/model_file.h"
-#include "core/io/npz.h"
-#include "core/io/safetensors.h"
+#include "core/io/weights_file.h"
 #include "core/util/error.h"
 
 namespace lsrl::cli {
 
 namespace {
-
-// Dense weights beyond this many values (8 bytes each) are refused before any is built.
-constexpr long long kMaxExportValues = 500'000'000;
-
-// A target tensor as a core/io Tensor (the targets' own tensor type may be either).
-template <class T>
-Tensor toIoTensor(T&& t) {
-  if constexpr (std::is_same_v<std::decay_t<T>, Tensor>) {
-    return std::forward<T>(t);
-  } else {
-    Tensor x;
-    x.name = t.name;
-    x.shape = t.shape;
-    x.data = t.data;
-    return x;
-  }
-}
 
 // The recorded --target of the compile; else the simplest exact architecture that holds
 // the program: linear-rnn (Eq. 3) without Multi nodes, gated-linear-rnn (Eq. 4) with.
@@ -71,13 +52,12 @@ int cmdExport(const Argv& argv, std::ostream& out) {
   if (!args) return 0;
   if (!args->has("o")) throw Error("missing -o FILE (where to write the weights)");
   const std::string outPath = args->get("o");
-  std::string format = args->get("format");
-  if (format.empty()) {
-    const bool npz = outPath.size() >= 4 && outPath.substr(outPath.size() - 4) == ".npz";
-    format = npz ? "npz" : "safetensors";
+  std::string format;
+  try {
+    format = weightsFormat(outPath, args->get("format"));
+  } catch (const Error& e) {
+    throw Error(std::string("--format: ") + e.what());
   }
-  if (format != "safetensors" && format != "npz")
-    throw Error("--format: unknown format \"" + format + "\"; expected safetensors or npz");
 
   const std::string modelPath = args->positional()[0];
   const CompiledModel model = loadModelFile(modelPath);
@@ -93,30 +73,15 @@ int cmdExport(const Argv& argv, std::ostream& out) {
     optionValues = targetOptionValuesFromJson(model.compiled["target_options"], modelPath);
   for (const auto& [name, text] : targetOptionValues(*args)) optionValues[name] = text;
   TargetOptions options = parseTargetOptions(target, optionValues);
-  const GraphSize size = graphSize(model.path);
-  if (size.denseParams > kMaxExportValues)
-    throw Error(modelPath + " has " + std::to_string(size.denseParams) +
-                " dense parameters, more than the " + std::to_string(kMaxExportValues) +
-                " that dense weight files may hold here; compile with optimisation on (the "
-                "default) for a smaller model");
+  requireExportableSize(model.path, modelPath);
 
   const nlohmann::json source = model.compiled.value("source", nlohmann::json::object());
   options.sourceName = jsonString(source, "name");
   options.sourceHash = jsonString(source, "hash");
   const TargetModel built = buildTargetFromCli(model.path, target, options, optionValues);
 
-  TensorFile file;
-  long long values = 0;
-  for (auto&& t : built.tensors()) {
-    values += static_cast<long long>(t.data.size());
-    file.tensors.push_back(toIoTensor(std::move(t)));
-  }
-  file.metadataJson = built.metadata().dump();
-  if (format == "npz") {
-    writeNpz(outPath, file);
-  } else {
-    writeSafetensors(outPath, file);
-  }
+  const TensorFile file = weightsFile(built);
+  const long long values = writeWeightsFile(file, outPath, format);
 
   nlohmann::ordered_json line;
   line["format"] = format;

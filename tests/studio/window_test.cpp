@@ -22,6 +22,7 @@
 #include "app/studio/window/startup_options.h"
 #include "core/io/graph_file.h"
 #include "core/io/graph_hash.h"
+#include "core/io/safetensors.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "studio/studio_test_util.h"
@@ -224,6 +225,30 @@ TEST(MainWindow, ExportsTheDebranchingAsNumberedFrames) {
   EXPECT_NE(first, last) << "the graph changes over the compile";
   EXPECT_EQ(frameStride(2257), 4);
   EXPECT_EQ(frameStride(600), 1);
+}
+
+TEST(MainWindow, ExportsCompiledWeightsForEachFormat) {
+  QTemporaryDir recovery, dir;
+  MainWindow window(testOptions(recovery.path()));
+  ASSERT_TRUE(window.openFile(examplePath("more_ones.json")));
+  WeightsExportRequest request;
+  request.target = Target::Lstm;
+  request.path = dir.filePath(QStringLiteral("more_ones.safetensors")).toStdString();
+  ASSERT_TRUE(window.exportWeights(request)) << window.lastError().toStdString();
+  const TensorFile file = readSafetensors(request.path);
+  ASSERT_FALSE(file.tensors.empty());
+  EXPECT_NE(file.metadataJson.find("more_ones.json"), std::string::npos)
+      << "the source is recorded";
+  request.path = dir.filePath(QStringLiteral("more_ones.npz")).toStdString();
+  ASSERT_TRUE(window.exportWeights(request)) << window.lastError().toStdString();
+  EXPECT_TRUE(QFile::exists(QString::fromStdString(request.path)));
+  // An invalid program is refused with its problem, and nothing is written.
+  window.document()->addPrimitive(Op::ReLU, 1, {0, 0});
+  request.path = dir.filePath(QStringLiteral("broken.safetensors")).toStdString();
+  EXPECT_FALSE(window.exportWeights(request));
+  EXPECT_NE(window.lastError().indexOf(QStringLiteral("not connected")), -1)
+      << window.lastError().toStdString();
+  EXPECT_FALSE(QFile::exists(QString::fromStdString(request.path)));
 }
 
 TEST(StartupOptions, ParsesAndExplainsErrors) {

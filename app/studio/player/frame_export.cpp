@@ -1,7 +1,10 @@
 #include "app/studio/player/frame_export.h"
 
 #include <QDir>
+#include <QGraphicsScene>
 #include <QGraphicsView>
+#include <QImage>
+#include <QPainter>
 #include <algorithm>
 
 #include "app/studio/player/debranch_view.h"
@@ -25,12 +28,24 @@ QStringList exportDebranchFrames(DebranchView& view, const QString& dir, FrameRa
   const int total = (last - first) / every + 1;
   QStringList written;
   view.showStep(first);
-  view.fitToGraph();  // framed once: every frame shows the same part of the plane
+  view.fitToGraph();
+  // Framed once: every frame renders the same part of the plane at the same size,
+  // whatever the window's layout does meanwhile.
+  QGraphicsView* graph = view.graphView();
+  const QSize size = graph->viewport()->size().expandedTo(QSize(64, 64));
+  const QRectF plane = graph->mapToScene(graph->viewport()->rect()).boundingRect();
   for (int k = first, done = 0; k <= last; k += every) {
     view.showStep(k);
     const QString path =
         QDir(dir).filePath(QStringLiteral("step_%1.png").arg(k, 5, 10, QLatin1Char('0')));
-    exportWidgetPng(view.graphView()->viewport(), path);
+    QImage frame(size, QImage::Format_ARGB32_Premultiplied);
+    frame.fill(Qt::white);
+    {
+      QPainter painter(&frame);
+      painter.setRenderHint(QPainter::Antialiasing);
+      graph->scene()->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), plane);
+    }
+    exportImagePng(frame, path);
     written << path;
     if (progress && !progress(++done, total)) break;
   }

@@ -8,7 +8,7 @@
 namespace lsrl::studio {
 
 LayoutRunner::LayoutRunner(Document* doc, QObject* parent) : QObject(parent), doc_(doc) {
-  connect(&watcher_, &QFutureWatcher<LayoutResult>::finished, this, &LayoutRunner::onFinished);
+  connect(&watcher_, &QFutureWatcher<LayoutOutcome>::finished, this, &LayoutRunner::onFinished);
 }
 
 LayoutRunner::~LayoutRunner() { watcher_.waitForFinished(); }
@@ -19,7 +19,17 @@ void LayoutRunner::start(bool undoable) {
   undoable_ = undoable;
   structureRevision_ = doc_->structureRevision();
   // The worker gets its own copy: the document keeps changing on the UI thread.
-  watcher_.setFuture(QtConcurrent::run([g = doc_->graph()] { return dotLayout(g); }));
+  // Exceptions do not cross QtConcurrent intact (only QException does): the worker
+  // returns the error text instead.
+  watcher_.setFuture(QtConcurrent::run([g = doc_->graph()] {
+    LayoutOutcome outcome;
+    try {
+      outcome.layout = dotLayout(g);
+    } catch (const std::exception& e) {
+      outcome.error = e.what();
+    }
+    return outcome;
+  }));
   Q_EMIT started();
 }
 
@@ -34,14 +44,10 @@ void LayoutRunner::waitForFinished() {
 
 void LayoutRunner::onFinished() {
   if (!watcher_.future().isValid()) return;
-  LayoutResult result;
-  QString error;
-  try {
-    result = watcher_.result();
-  } catch (const std::exception& e) {
-    error = QString::fromUtf8(e.what());
-  }
-  watcher_.setFuture(QFuture<LayoutResult>());  // consumed: a second call is a no-op
+  const LayoutOutcome outcome = watcher_.result();
+  const LayoutResult& result = outcome.layout;
+  const QString error = QString::fromStdString(outcome.error);
+  watcher_.setFuture(QFuture<LayoutOutcome>());  // consumed: a second call is a no-op
   if (!error.isEmpty()) {
     Q_EMIT finished(false, tr("Layout failed: %1").arg(error));
   } else if (cancelled_) {

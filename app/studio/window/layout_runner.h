@@ -7,12 +7,19 @@
 #include <QFutureWatcher>
 #include <QObject>
 #include <cstdint>
+#include <string>
 
 #include "app/layout/dot_layout.h"
 
 namespace lsrl::studio {
 
 class Document;
+
+// What the worker hands back: a layout, or why there is none.
+struct LayoutOutcome {
+  LayoutResult layout;
+  std::string error;
+};
 
 class LayoutRunner : public QObject {
   Q_OBJECT
@@ -37,7 +44,7 @@ class LayoutRunner : public QObject {
   void onFinished();
 
   Document* doc_;
-  QFutureWatcher<LayoutResult> watcher_;
+  QFutureWatcher<LayoutOutcome> watcher_;
   uint64_t structureRevision_ = 0;
   bool undoable_ = true;
   bool cancelled_ = false;

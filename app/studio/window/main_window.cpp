@@ -2,10 +2,15 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QCloseEvent>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFormLayout>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -17,6 +22,9 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolBar>
+#include <QtConcurrent/QtConcurrentRun>
+#include <atomic>
+#include <memory>
 
 #include "app/layout/incremental_layout.h"
 #include "app/studio/editor/graph_export.h"
@@ -37,6 +45,7 @@
 #include "app/studio/window/layout_runner.h"
 #include "app/studio/window/recent_files.h"
 #include "app/studio/window/startup_options.h"
+#include "app/studio/window/weights_export.h"
 
 // The icons are compiled into the static library, whose resources are registered by
 // name (outside any namespace, as Q_INIT_RESOURCE requires).
@@ -222,6 +231,7 @@ void MainWindow::buildMenus() {
   exportMenu->addAction(tr("Graph as &PNG…"), this, [this] { exportGraph(QStringLiteral("png")); });
   exportMenu->addAction(tr("Graph as &SVG…"), this, [this] { exportGraph(QStringLiteral("svg")); });
   exportMenu->addAction(tr("&Debranching frames…"), this, [this] { exportDebranchingFrames({}); });
+  exportMenu->addAction(tr("Compiled &weights…"), this, [this] { exportWeightsDialog(); });
   file->addSeparator();
   file->addAction(quitAction_);
 
@@ -425,6 +435,83 @@ bool MainWindow::exportDebranchingFrames(const QString& requested) {
   }
   statusBar()->showMessage(
       tr("Wrote %1 frames to %2").arg(written.size()).arg(QDir::toNativeSeparators(dir)), 6000);
+  return true;
+}
+
+void MainWindow::exportWeightsDialog() {
+  QDialog dialog(this);
+  dialog.setWindowTitle(tr("Export compiled weights"));
+  auto* form = new QFormLayout(&dialog);
+  auto* target = new QComboBox(&dialog);
+  for (Target t : allTargets())
+    target->addItem(QString::fromUtf8(targetName(t).data()), static_cast<int>(t));
+  auto* backend = new QComboBox(&dialog);
+  backend->addItems({tr("exact"), tr("float64")});
+  auto* optimize = new QCheckBox(tr("size optimisation (O1 compact)"), &dialog);
+  optimize->setChecked(true);
+  form->addRow(tr("Architecture"), target);
+  form->addRow(tr("Compile"), backend);
+  form->addRow(QString(), optimize);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+  form->addRow(buttons);
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  if (dialog.exec() != QDialog::Accepted) return;
+  const QString suggested =
+      QFileInfo(doc_->displayName()).completeBaseName() + QStringLiteral(".safetensors");
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export compiled weights"), suggested,
+                                   tr("safetensors (*.safetensors);;NumPy (*.npz)"));
+  if (path.isEmpty()) return;
+  WeightsExportRequest request;
+  request.target = static_cast<Target>(target->currentData().toInt());
+  request.backend = backend->currentIndex() == 0 ? Backend::Exact : Backend::Float64;
+  request.optimize = optimize->isChecked();
+  request.path = path.toStdString();
+  exportWeights(request);
+}
+
+bool MainWindow::exportWeights(WeightsExportRequest request) {
+  if (request.sourceName.empty()) request.sourceName = doc_->displayName().toStdString();
+  // The compile runs on a worker thread; a busy dialog with Cancel keeps the UI live.
+  auto cancelled = std::make_shared<std::atomic<bool>>(false);
+  // Exceptions do not cross QtConcurrent intact (only QException does): the worker
+  // returns the error text instead.
+  struct Outcome {
+    WeightsExportSummary summary;
+    std::string error;
+  };
+  QFuture<Outcome> future = QtConcurrent::run([program = doc_->graph(), request, cancelled] {
+    Outcome outcome;
+    try {
+      outcome.summary =
+          exportCompiledWeights(program, request, [cancelled] { return cancelled->load(); });
+    } catch (const std::exception& e) {
+      outcome.error = e.what();
+    }
+    return outcome;
+  });
+  QProgressDialog progress(tr("Compiling and writing the weights…"), tr("Cancel"), 0, 0, this);
+  progress.setWindowModality(Qt::WindowModal);
+  progress.setMinimumDuration(300);
+  while (!future.isFinished()) {
+    QApplication::processEvents(QEventLoop::AllEvents, 30);
+    if (progress.wasCanceled()) cancelled->store(true);
+  }
+  progress.reset();
+  const QString file = QString::fromStdString(request.path);
+  const Outcome outcome = future.result();
+  if (!outcome.error.empty()) {
+    reportError(tr("Could not export %1").arg(QFileInfo(file).fileName()),
+                QString::fromStdString(outcome.error));
+    return false;
+  }
+  statusBar()->showMessage(
+      tr("Wrote %1 (%2, %3 tensors, %4 values)")
+          .arg(QDir::toNativeSeparators(file), QString::fromStdString(outcome.summary.format))
+          .arg(outcome.summary.tensors)
+          .arg(outcome.summary.values),
+      6000);
   return true;
 }
 

@@ -8,6 +8,7 @@
 #include <QString>
 
 #include "app/studio/document/document.h"
+#include "app/studio/window/weights_export.h"
 
 class QAction;
 class QDockWidget;
@@ -67,6 +68,10 @@ class MainWindow : public QMainWindow {
   // The Debranching view's compile as numbered PNG frames in a folder (at most ~600
   // frames: a stride over long compiles); empty folder: ask.
   bool exportDebranchingFrames(const QString& dir);
+  // Compiles the program and writes a target architecture's weights (worker thread,
+  // Cancel); errors are reported. exportWeightsDialog asks for the target and the file.
+  bool exportWeights(WeightsExportRequest request);
+  void exportWeightsDialog();
   // Offers recovery files left by crashed sessions (interactive) or restores the newest
   // one (non-interactive callers pass restoreNewest = true). Returns whether one was restored.
   bool offerRecovery(bool restoreNewest = false);
