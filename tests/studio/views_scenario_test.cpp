@@ -1,0 +1,72 @@
+// The explorer's part-2 flow through the main window: open tok2tok, compile exactly and
+// play the debranching to its end (a path), step the compiled model through the prompt
+// and see the dictionary value in the output, follow it in the trajectory views (wired
+// by the window to the stepper) and export a trajectory chart as SVG. Screenshots of each.
+#include <gtest/gtest.h>
+
+#include <QFile>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+
+#include "app/studio/player/debranch_view.h"
+#include "app/studio/plots/trajectory_view.h"
+#include "app/studio/stepper/stepper_view.h"
+#include "app/studio/window/main_window.h"
+#include "studio/studio_test_util.h"
+
+namespace lsrl::studio {
+namespace {
+
+TEST(ViewsScenario, CompilePlayStepFollowAndExport) {
+  QTemporaryDir recovery, dir;
+  MainWindow::Options options;
+  options.interactive = false;
+  options.recoveryDir = recovery.path();
+  MainWindow window(options);
+  window.resize(1600, 1000);
+  window.show();
+  ASSERT_TRUE(window.openFile(test::examplePath("tok2tok_L3_direct.json")));
+
+  // Debranching: compile exactly (the tab compiles on demand) and go to the end.
+  ASSERT_EQ(window.showView(QStringLiteral("debranch"), 0), QString());
+  DebranchView* player = window.debranchView();
+  ASSERT_GT(player->stepCount(), 100);
+  player->toEnd();
+  EXPECT_EQ(player->currentStep(), player->stepCount());
+  test::saveScreenshot(window, QStringLiteral("views_1_debranch_end"));
+
+  // Token stepper: the compiled model (exact) through the example prompt to its end.
+  StepperView* stepper = window.stepperView();
+  stepper->setEngines(EngineSpec::compiled(/*exact=*/true), std::nullopt);
+  ASSERT_EQ(window.showView(QStringLiteral("stepper"), 0), QString())
+      << stepper->lastError().toStdString();
+  stepper->startRun();
+  ASSERT_TRUE(stepper->waitForRun(120000)) << stepper->lastError().toStdString();
+  ASSERT_GT(stepper->stepCount(), 3);
+  const int last = stepper->stepCount() - 1;
+  stepper->goToStep(last);
+  // The example dictionary maps the query 4 2 6 to 9 2 5: the last three outputs.
+  EXPECT_NE(stepper->outputText().indexOf(QStringLiteral("[9] [2] [5]")), -1)
+      << stepper->outputText().toStdString();
+  test::saveScreenshot(window, QStringLiteral("views_2_stepper_end"));
+
+  // Trajectories follow the stepper: its series and its current step.
+  TrajectoryView* trajectory = window.trajectoryView();
+  ASSERT_FALSE(trajectory->series().empty()) << "the window hands the stepper's series over";
+  EXPECT_EQ(trajectory->currentStep(), last);
+  stepper->goToStep(5);
+  EXPECT_EQ(trajectory->currentStep(), 5);
+  ASSERT_EQ(window.showView(QStringLiteral("trajectory"), 5), QString());
+  test::saveScreenshot(window, QStringLiteral("views_3_trajectory"));
+
+  const QString svg = dir.filePath(QStringLiteral("trajectory.svg"));
+  trajectory->exportLinesSvg(svg);
+  QSvgRenderer renderer(svg);
+  EXPECT_TRUE(renderer.isValid());
+  QFile file(svg);
+  ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+  EXPECT_TRUE(file.readAll().contains("<polyline")) << "the lines stay vector lines";
+}
+
+}  // namespace
+}  // namespace lsrl::studio
