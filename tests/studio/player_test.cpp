@@ -22,6 +22,7 @@
 #include <random>
 #include <set>
 
+#include "app/layout/item_size.h"
 #include "app/studio/document/document.h"
 #include "app/studio/player/debranch_view.h"
 #include "app/studio/player/node_inspector.h"
@@ -207,6 +208,100 @@ TEST_F(PlayerTest, CompilesScrubsPlaysAndInspectsTok2tok) {
       n, randomMedian, random95, seqMedian, seq95);
   EXPECT_LT(randomMedian, 50.0);
   EXPECT_LT(seqMedian, 50.0);
+}
+
+// To the end lays the path out afresh: left to right along every edge, no box on
+// another; the boxes slide there and the edges follow.
+TEST_F(PlayerTest, LaysThePathOutAtTheEnd) {
+  ASSERT_TRUE(view->compileAndWait(Backend::Float64, true));
+  screenshot(*view, QStringLiteral("player_end_before_layout"));
+  QElapsedTimer t;
+  t.start();
+  view->toEnd();
+  EXPECT_TRUE(view->isLayingOut());
+  ASSERT_TRUE(waitUntil([&] { return !view->isLayingOut(); }, 30000));
+  const qint64 layoutMs = t.elapsed();
+  EXPECT_TRUE(view->statusText().indexOf(QStringLiteral("Layout failed")) < 0)
+      << view->statusText().toStdString();
+  // Shown: the boxes slide (~300 ms); midway they are between the old and new places.
+  EXPECT_TRUE(view->isVisible());
+  view->scene()->finishAnimation();
+  std::printf("dot layout of the path (%zu nodes) until applied: %lld ms\n",
+              view->scene()->nodeItemCount(), static_cast<long long>(layoutMs));
+
+  const StepCursor& c = *view->cursor();
+  const std::vector<NodeId> ids = c.aliveIds();
+  std::map<NodeId, NodeId> readerOf;
+  NodeId input = kNoNode;
+  for (NodeId id : ids) {
+    if (c.data().info[static_cast<size_t>(id)].op == Op::Input) input = id;
+    for (NodeId in : c.inputs(id)) readerOf[in] = id;
+  }
+  ASSERT_NE(input, kNoNode);
+  auto drawnX = [&](NodeId id) { return view->scene()->nodeItem(id)->pos().x(); };
+  // The chain from the Input to the output: x strictly increases along it.
+  size_t chain = 1;
+  for (NodeId at = input; readerOf.contains(at); at = readerOf.at(at), ++chain) {
+    EXPECT_LT(drawnX(at), drawnX(readerOf.at(at))) << "#" << at << " -> #" << readerOf.at(at);
+    EXPECT_DOUBLE_EQ(view->scene()->positionOf(at).x, drawnX(at));
+  }
+  EXPECT_EQ(chain, ids.size());
+  // No two boxes overlap.
+  for (size_t i = 0; i < ids.size(); ++i) {
+    for (size_t j = i + 1; j < ids.size(); ++j) {
+      const QPointF a = view->scene()->nodeItem(ids[i])->pos();
+      const QPointF b = view->scene()->nodeItem(ids[j])->pos();
+      EXPECT_TRUE(std::abs(a.x() - b.x()) >= kNodeWidth || std::abs(a.y() - b.y()) >= kNodeHeight)
+          << "#" << ids[i] << " and #" << ids[j] << " overlap";
+    }
+  }
+  screenshot(*view, QStringLiteral("player_end_laid_out"));
+
+  // A step back keeps the laid-out places for the nodes that survive it.
+  const NodeId kept = input;
+  const double keptX = drawnX(kept);
+  view->stepBack();
+  view->scene()->finishAnimation();
+  ASSERT_TRUE(view->cursor()->alive(kept));
+  EXPECT_DOUBLE_EQ(drawnX(kept), keptX);
+}
+
+// "Lay out" in the middle of the compile, where the graph still branches: every edge
+// runs left to right and no box lies on another.
+TEST_F(PlayerTest, LaysOutAMiddleStepByTheButton) {
+  ASSERT_TRUE(view->compileAndWait(Backend::Float64, true));
+  ASSERT_TRUE(view->showStep(view->stepCount() / 2));
+  view->show();
+  QElapsedTimer t;
+  t.start();
+  view->layOutButton()->click();
+  EXPECT_FALSE(view->layOutButton()->isEnabled());
+  ASSERT_TRUE(waitUntil([&] { return !view->isLayingOut(); }, 30000));
+  std::printf("dot layout of step %d (%zu nodes) until applied: %lld ms\n", view->currentStep(),
+              view->scene()->nodeItemCount(), static_cast<long long>(t.elapsed()));
+  EXPECT_TRUE(view->layOutButton()->isEnabled());
+  view->scene()->finishAnimation();
+  const StepCursor& c = *view->cursor();
+  const std::vector<NodeId> ids = c.aliveIds();
+  auto at = [&](NodeId id) { return view->scene()->nodeItem(id)->pos(); };
+  int edges = 0;
+  for (NodeId id : ids) {
+    for (NodeId in : c.inputs(id)) {
+      EXPECT_LT(at(in).x(), at(id).x()) << "#" << in << " -> #" << id;
+      ++edges;
+    }
+  }
+  EXPECT_GT(edges, 0);
+  int overlaps = 0;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    for (size_t j = i + 1; j < ids.size(); ++j) {
+      const QPointF d = at(ids[i]) - at(ids[j]);
+      if (std::abs(d.x()) < kNodeWidth && std::abs(d.y()) < kNodeHeight) ++overlaps;
+    }
+  }
+  EXPECT_EQ(overlaps, 0);
+  view->fitToGraph();
+  screenshot(*view, QStringLiteral("player_middle_laid_out"));
 }
 
 TEST_F(PlayerTest, CancelsACompile) {

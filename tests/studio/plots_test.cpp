@@ -29,6 +29,7 @@
 #include "app/studio/plots/trajectory_view.h"
 #include "app/studio/plots/ua_heatmap.h"
 #include "app/studio/plots/ua_heatmap_view.h"
+#include "core/programs/vec2vec.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "studio/studio_test_util.h"
@@ -345,14 +346,58 @@ TEST(UaHeatmap, MatchesTheCellCentreAwayFromTheWalls) {
   EXPECT_THROW(computeUaHeatmap(bad), Error);
 }
 
-TEST(UaHeatmapView, ComputesInTheBackgroundAndCancels) {
-  UaHeatmapView view(nullptr, nullptr);
+TEST(UaHeatmap, ExactModeGivesTheCellCentreExactly) {
+  UaHeatmapRequest req;
+  req.N = 3;
+  req.grid = 6;  // queries (2i + 1)/12, never on a wall k/3
+  req.variant = Conditional::Direct;
+  req.target = 0;  // sin(2πx)·cos(2πy)
+  req.exact = true;
+  const UaHeatmapResult exact = computeUaHeatmap(req);
+  req.exact = false;
+  const UaHeatmapResult floating = computeUaHeatmap(req);
+  ASSERT_EQ(exact.exactModel.size(), 6u);
+  EXPECT_TRUE(floating.exactModel.empty());
+  // f in the prompt is f(centre) as a double, taken exactly: the expected answer.
+  const ExactTargetFunction f = [](const ExactVector& x) {
+    const std::vector<double> v = uaTargets()[0].f({x[0].toDouble(), x[1].toDouble()});
+    return ExactVector{Exact(v[0])};
+  };
+  int valid = 0;
+  for (int j = 0; j < 6; ++j)
+    for (int i = 0; i < 6; ++i) {
+      const ExactVector x = {Exact::rational(2 * i + 1, 12), Exact::rational(2 * j + 1, 12)};
+      ASSERT_EQ(exact.valid[j][i], queryIsValid(x, 3, Vec2vecParams{}.mu));
+      if (!exact.valid[j][i]) continue;
+      ++valid;
+      const Exact want = vec2vecExpected(x, 3, f)[0];
+      EXPECT_TRUE(exact.exactModel[j][i] == want)
+          << "query " << i << "," << j << ": got " << exact.exactModel[j][i].toDouble() << ", want "
+          << want.toDouble();
+      EXPECT_TRUE(exact.exactExpected[j][i] == want);
+      EXPECT_EQ(exact.model[j][i], want.toDouble());
+      // float64 agrees with the exact run within 1e-9.
+      EXPECT_NEAR(floating.model[j][i], exact.model[j][i], 1e-9) << "query " << i << "," << j;
+    }
+  EXPECT_EQ(valid, 36);
+  EXPECT_EQ(exact.maxErrorAtValidQueries(), 0.0);
+}
+
+// Shows `view` at the size the screenshots use, with an N = 3 request on a grid×grid grid.
+UaHeatmapRequest showSmallRequest(UaHeatmapView& view, int grid, bool exact = false) {
   view.resize(1200, 520);
   view.show();
   UaHeatmapRequest req;
   req.N = 3;
-  req.grid = 24;
+  req.grid = grid;
+  req.exact = exact;
   view.setRequest(req);
+  return req;
+}
+
+TEST(UaHeatmapView, ComputesInTheBackgroundAndCancels) {
+  UaHeatmapView view(nullptr, nullptr);
+  UaHeatmapRequest req = showSmallRequest(view, 24);
   QSignalSpy finished(&view, &UaHeatmapView::finished);
   view.start();
   ASSERT_TRUE(waitUntil([&] { return finished.count() == 1; }, 30000));
@@ -399,6 +444,20 @@ TEST(UaHeatmapView, ComputesInTheBackgroundAndCancels) {
   const double seconds = before->seconds;
   ASSERT_TRUE(view.renderState(shot, &error)) << error.toStdString();
   EXPECT_EQ(view.result()->seconds, seconds);
+}
+
+TEST(UaHeatmapView, ExactCheckboxRunsExactly) {
+  UaHeatmapView view(nullptr, nullptr);
+  showSmallRequest(view, 6, /*exact=*/true);
+  EXPECT_TRUE(view.request().exact);  // the checkbox holds it
+  const QString shot =
+      QDir(test::screenshotDir()).filePath(QStringLiteral("plots_ua_heatmap_exact.png"));
+  QString error;
+  ASSERT_TRUE(view.renderState(shot, &error)) << error.toStdString();
+  ASSERT_NE(view.result(), nullptr);
+  EXPECT_TRUE(view.result()->request.exact);
+  EXPECT_EQ(view.result()->exactModel.size(), 6u);
+  EXPECT_EQ(view.result()->maxErrorAtValidQueries(), 0.0);
 }
 
 TEST(NoisePlotView, PlotsTheCsvOnALogAxis) {

@@ -70,6 +70,33 @@ PlayerCompile compileForPlayer(const Graph& program,
   return out;
 }
 
+// dot's layout of the graph of the step shown (`nodes`: IR ids, alive ones only), by
+// IR id. Only structure matters to the layout, so the nodes carry no matrices.
+PlayerLayout layoutForPlayer(std::vector<Node> nodes, NodeId output) {
+  PlayerLayout out;
+  try {
+    std::map<NodeId, NodeId> compact;  // IR id -> id in the graph laid out
+    for (const Node& n : nodes) compact.emplace(n.id, static_cast<NodeId>(compact.size()));
+    Graph g;
+    std::vector<NodeId> irOf;
+    for (Node n : nodes) {
+      irOf.push_back(n.id);
+      n.id = compact.at(n.id);
+      std::vector<NodeId> inputs;
+      for (NodeId in : n.inputs) {
+        if (auto it = compact.find(in); it != compact.end()) inputs.push_back(it->second);
+      }
+      n.inputs = std::move(inputs);
+      g.addUnchecked(std::move(n));
+    }
+    if (auto it = compact.find(output); it != compact.end()) g.setOutput(it->second);
+    for (const auto& [id, p] : dotLayout(g).nodes) out.nodes[irOf[static_cast<size_t>(id)]] = p;
+  } catch (const std::exception& e) {
+    out.error = QString::fromUtf8(e.what());
+  }
+  return out;
+}
+
 QToolButton* toolButton(const QString& text, const QString& tip, QWidget* parent) {
   auto* b = new QToolButton(parent);
   b->setText(text);
@@ -118,6 +145,8 @@ DebranchView::DebranchView(Document* doc, QWidget* parent)
   connect(scene_, &PlayerScene::nodeClicked, this, &DebranchView::inspectNode);
   connect(&watcher_, &QFutureWatcher<PlayerCompile>::finished, this,
           &DebranchView::onCompileFinished);
+  connect(&layoutWatcher_, &QFutureWatcher<PlayerLayout>::finished, this,
+          &DebranchView::onLayoutFinished);
   connect(playTimer_, &QTimer::timeout, this, [this] {
     if (currentStep() >= stepCount()) {
       pause();
@@ -139,6 +168,7 @@ DebranchView::~DebranchView() {
   // The worker only touches its own copies and the shared flags: stop it and wait.
   if (cancelFlag_) cancelFlag_->store(true);
   watcher_.waitForFinished();
+  layoutWatcher_.waitForFinished();
 }
 
 QWidget* DebranchView::buildCompileBar() {
@@ -198,16 +228,20 @@ QWidget* DebranchView::buildTimeline() {
   rules_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   nextRule_ = new QPushButton(tr("Next of rule"), bar);
   toEnd_ = new QPushButton(tr("To the end"), bar);
-  toEnd_->setToolTip(tr("The last step: the path"));
+  toEnd_->setToolTip(tr("The last step: the path, laid out"));
+  layOut_ = new QPushButton(tr("Lay out"), bar);
+  layOut_->setToolTip(tr("Lay the graph of this step out afresh (dot); later steps keep it"));
   for (QWidget* w : std::initializer_list<QWidget*>{back_, play_, forward_}) row->addWidget(w);
   row->addWidget(slider_, 1);
-  for (QWidget* w : std::initializer_list<QWidget*>{speed_, goTo_, rules_, nextRule_, toEnd_})
+  for (QWidget* w :
+       std::initializer_list<QWidget*>{speed_, goTo_, rules_, nextRule_, toEnd_, layOut_})
     row->addWidget(w);
 
   connect(back_, &QToolButton::clicked, this, &DebranchView::stepBack);
   connect(forward_, &QToolButton::clicked, this, &DebranchView::stepForward);
   connect(play_, &QToolButton::clicked, this, [this] { isPlaying() ? pause() : play(); });
   connect(toEnd_, &QPushButton::clicked, this, &DebranchView::toEnd);
+  connect(layOut_, &QPushButton::clicked, this, &DebranchView::layOut);
   connect(nextRule_, &QPushButton::clicked, this, &DebranchView::nextStepOfRule);
   connect(slider_, &QSlider::valueChanged, this, [this](int k) {
     if (!syncingSlider_) moveTo(k, false);
@@ -221,7 +255,7 @@ QWidget* DebranchView::buildTimeline() {
 
 void DebranchView::setControlsEnabled(bool on) {
   for (QWidget* w : std::initializer_list<QWidget*>{back_, play_, forward_, slider_, goTo_, rules_,
-                                                    nextRule_, toEnd_})
+                                                    nextRule_, toEnd_, layOut_})
     w->setEnabled(on);
 }
 
@@ -284,6 +318,7 @@ void DebranchView::onCompileFinished() {
   layout_ = out.layout;
   layoutRevision_ = compiledRevision_;
   cursor_ = std::make_unique<StepCursor>(replay_);
+  ++layoutGeneration_;
   scene_->rebuild(cursor_.get());
   // A fixed scene rect holding every node that ever appears: the view does not jump.
   QRectF bounds;
@@ -346,6 +381,7 @@ void DebranchView::invalidate() {
   pause();
   cancelCompile();
   if (!cursor_) return;
+  ++layoutGeneration_;
   scene_->rebuild(nullptr);
   cursor_.reset();
   replay_.reset();
@@ -385,8 +421,7 @@ void DebranchView::moveTo(int k, bool animate) {
   cursor_->moveTo(static_cast<size_t>(k), &touched);
   NodePosition origin{0, 0};
   const compiler::Step* step = k > 0 ? &replay_->steps[static_cast<size_t>(k - 1)] : nullptr;
-  if (step != nullptr && step->branch >= 0)
-    origin = replay_->positions[static_cast<size_t>(step->branch)];
+  if (step != nullptr && step->branch >= 0) origin = scene_->positionOf(step->branch);
   scene_->sync(*cursor_, touched, animate && oneStep, origin);
   if (step != nullptr) {
     scene_->setHighlight(step->branch, step->nodesAdded, cursor_->output());
@@ -450,6 +485,66 @@ void DebranchView::stepBack() { moveTo(currentStep() - 1, true); }
 void DebranchView::toEnd() {
   moveTo(stepCount(), false);
   fitToGraph();
+  layOut();
+}
+
+void DebranchView::layOut() {
+  if (!cursor_ || layingOut_) return;
+  std::vector<Node> nodes;
+  for (NodeId id : cursor_->aliveIds()) {
+    const ReplayNodeInfo& info = replay_->info[static_cast<size_t>(id)];
+    Node n;
+    n.id = id;
+    n.op = info.op;
+    n.dim = info.dim;
+    if (info.slice) n.slice = SliceTag{};
+    n.inputs = cursor_->inputs(id);
+    nodes.push_back(std::move(n));
+  }
+  layingOut_ = true;
+  layOut_->setEnabled(false);
+  layoutRequestGeneration_ = layoutGeneration_;
+  layoutRequestStep_ = currentStep();
+  layoutWatcher_.setFuture(QtConcurrent::run(layoutForPlayer, std::move(nodes), cursor_->output()));
+}
+
+void DebranchView::onLayoutFinished() {
+  layingOut_ = false;
+  layOut_->setEnabled(cursor_ != nullptr);
+  const PlayerLayout out = layoutWatcher_.result();
+  if (!out.error.isEmpty()) {
+    status_->setText(tr("Layout failed: %1").arg(out.error));
+    Q_EMIT layoutFinished(false, status_->text());
+    return;
+  }
+  // The graph moved on meanwhile (another step, compile or program): the places are stale.
+  if (!cursor_ || layoutRequestGeneration_ != layoutGeneration_ ||
+      layoutRequestStep_ != currentStep()) {
+    Q_EMIT layoutFinished(false, tr("Layout dropped: the step changed."));
+    return;
+  }
+  // dot's places start at (0, 0): centre them where the graph they replace was drawn.
+  const QRectF before = scene_->nodesBounds();
+  QRectF after;
+  for (const auto& [id, p] : out.nodes)
+    after |= QRectF(p.x - kNodeWidth / 2, p.y - kNodeHeight / 2, kNodeWidth, kNodeHeight);
+  const QPointF shift = before.center() - after.center();
+  std::map<NodeId, NodePosition> places = out.nodes;
+  for (auto& [id, p] : places) p = {p.x + shift.x(), p.y + shift.y()};
+  scene_->moveNodesTo(places, isVisible());
+  const QRectF laidOut = after.translated(shift);
+  // Room for the new places (the scene rect only grows, so the view never jumps back),
+  // with a margin of a screen so that a long path can be centred.
+  scene_->setSceneRect(scene_->sceneRect() | laidOut.adjusted(-1500, -1500, 1500, 1500));
+  fitToGraph();
+  // A long path fitted whole is a row of specks: show its start readable instead.
+  constexpr double kReadableZoom = 0.45;
+  if (graphView_->transform().m11() < kReadableZoom) {
+    graphView_->setTransform(QTransform::fromScale(kReadableZoom, kReadableZoom));
+    const double halfWidth = graphView_->viewport()->width() / kReadableZoom / 2;
+    graphView_->centerOn(laidOut.left() - 30 + halfWidth, laidOut.center().y());
+  }
+  Q_EMIT layoutFinished(true, QString());
 }
 
 void DebranchView::focusBranch() {
@@ -460,7 +555,7 @@ void DebranchView::focusBranch() {
   if (focus < 0 || !cursor_->alive(focus)) focus = s.nodesAdded.empty() ? kNoNode : s.nodesAdded[0];
   if (focus < 0 || !cursor_->alive(focus)) return;
   graphView_->setTransform(QTransform::fromScale(0.8, 0.8));
-  const NodePosition& p = replay_->positions[static_cast<size_t>(focus)];
+  const NodePosition p = scene_->positionOf(focus);
   // The branch a little left of the centre: the rewrite happens to its right.
   graphView_->centerOn(p.x + kNodeWidth, p.y);
 }

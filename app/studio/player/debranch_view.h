@@ -43,6 +43,12 @@ struct PlayerCompile {
   bool cancelled = false;
 };
 
+// What the layout worker hands back: dot's places for the graph of one step, by IR id.
+struct PlayerLayout {
+  std::map<NodeId, NodePosition> nodes;
+  QString error;  // empty on success (exceptions do not cross QtConcurrent)
+};
+
 class DebranchView : public QWidget {
   Q_OBJECT
 
@@ -65,6 +71,8 @@ class DebranchView : public QWidget {
   // From startCompile until its result (or error) is applied.
   bool isCompiling() const { return compiling_; }
   bool isPlaying() const;
+  // From layOut until its places are applied (or dropped).
+  bool isLayingOut() const { return layingOut_; }
   const StepCursor* cursor() const { return cursor_.get(); }
   std::shared_ptr<const CompileResult> compileResult() const { return result_; }
   QString stepText() const;    // "Step 12 of 3000 · 5B stack Linears: ..."
@@ -81,6 +89,7 @@ class DebranchView : public QWidget {
   QPushButton* cancelButton() const { return cancel_; }
   QComboBox* ruleBox() const { return rules_; }
   QSpinBox* speedBox() const { return speed_; }
+  QPushButton* layOutButton() const { return layOut_; }
 
  public Q_SLOTS:
   void startCompile();
@@ -89,7 +98,11 @@ class DebranchView : public QWidget {
   void pause();
   void stepForward();
   void stepBack();
+  // The last step, then layOut().
   void toEnd();
+  // Lays the graph of the current step out (dot, on a worker thread) and slides every
+  // box to its new place; later steps keep these places for the nodes that survive.
+  void layOut();
   // The next step after the current one whose rule is the rule box's choice.
   void nextStepOfRule();
   void inspectNode(NodeId id);
@@ -101,12 +114,14 @@ class DebranchView : public QWidget {
  Q_SIGNALS:
   void compileFinished(bool ok, const QString& message);
   void stepShown(int step);
+  void layoutFinished(bool ok, const QString& message);
 
  private:
   QWidget* buildCompileBar();
   QWidget* buildTimeline();
   void onCompileFinished();
   void onProgressTick();
+  void onLayoutFinished();
   // The program changed: the compile shown no longer matches it.
   void invalidate();
   void moveTo(int k, bool animate);
@@ -135,12 +150,19 @@ class DebranchView : public QWidget {
   QComboBox* rules_;
   QPushButton* nextRule_;
   QPushButton* toEnd_;
+  QPushButton* layOut_;
   QLabel* stepLabel_;
   StepChart* chart_;
   QTimer* playTimer_;
   QTimer* progressTimer_;
 
   QFutureWatcher<PlayerCompile> watcher_;
+  QFutureWatcher<PlayerLayout> layoutWatcher_;
+  bool layingOut_ = false;
+  // Bumped whenever the graph shown is replaced: a layout of an older one is dropped.
+  uint64_t layoutGeneration_ = 0;
+  uint64_t layoutRequestGeneration_ = 0;
+  int layoutRequestStep_ = -1;
   std::shared_ptr<std::atomic<bool>> cancelFlag_;
   std::shared_ptr<std::atomic<long long>> stepsSoFar_;
   std::shared_ptr<const CompileResult> result_;

@@ -15,6 +15,7 @@ namespace lsrl::studio {
 namespace {
 
 constexpr int kAnimationMs = 200;
+constexpr int kLayoutAnimationMs = 300;
 const QColor kBranchColor(230, 110, 0);
 const QColor kAddedColor(40, 150, 60);
 
@@ -104,8 +105,10 @@ void PlayerScene::rebuild(const StepCursor* cursor) {
   nodes_.clear();
   edges_.clear();
   highlighted_.clear();
+  placed_.clear();
   branch_ = kNoNode;
   data_ = cursor != nullptr ? &cursor->data() : nullptr;
+  cursor_ = cursor;
   if (cursor == nullptr) return;
   const std::vector<NodeId> ids = cursor->aliveIds();
   for (NodeId id : ids) addNode(*cursor, id);
@@ -114,7 +117,7 @@ void PlayerScene::rebuild(const StepCursor* cursor) {
 
 void PlayerScene::addNode(const StepCursor& cursor, NodeId id) {
   auto* item = new PlayerNodeItem(id, data_->info[static_cast<size_t>(id)]);
-  item->setPos(toPoint(data_->positions[static_cast<size_t>(id)]));
+  item->setPos(toPoint(positionOf(id)));
   item->setOutput(cursor.output() == id);
   connect(item, &PlayerNodeItem::clicked, this, &PlayerScene::nodeClicked);
   addItem(item);
@@ -141,13 +144,16 @@ void PlayerScene::removeNode(NodeId id, bool animate) {
 }
 
 void PlayerScene::rebuildEdges(const StepCursor& cursor, NodeId reader) {
+  // Edges follow the boxes (which sit at their final places unless a layout slides them).
+  auto drawnAt = [this](NodeId id) {
+    const PlayerNodeItem* item = nodeItem(id);
+    return item != nullptr ? item->pos() : toPoint(positionOf(id));
+  };
   QPainterPath path;
-  const QPointF to =
-      toPoint(data_->positions[static_cast<size_t>(reader)]) - QPointF(kNodeWidth / 2, 0);
+  const QPointF to = drawnAt(reader) - QPointF(kNodeWidth / 2, 0);
   for (NodeId in : cursor.inputs(reader)) {
     if (in < 0 || !cursor.alive(in)) continue;
-    const QPointF from =
-        toPoint(data_->positions[static_cast<size_t>(in)]) + QPointF(kNodeWidth / 2, 0);
+    const QPointF from = drawnAt(in) + QPointF(kNodeWidth / 2, 0);
     const double bend = std::max(40.0, std::abs(to.x() - from.x()) / 2);
     path.moveTo(from);
     path.cubicTo(from + QPointF(bend, 0), to - QPointF(bend, 0), to);
@@ -171,6 +177,7 @@ void PlayerScene::sync(const StepCursor& cursor, const std::vector<NodeId>& touc
     rebuild(&cursor);
     return;
   }
+  cursor_ = &cursor;
   std::vector<NodeId> ids = touched;
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
@@ -230,6 +237,9 @@ void PlayerScene::finishAnimation() {
     a.item->setPos(a.to);
     a.item->setOpacity(1);
   }
+  for (const Appearing& a : moving_) a.item->setPos(a.to);
+  if (!moving_.empty()) rebuildAllEdges();
+  moving_.clear();
   for (QGraphicsItem* item : fading_) item->setOpacity(1);
   for (QGraphicsItem* item : vanishing_) {
     removeItem(item);
@@ -267,10 +277,44 @@ PlayerNodeItem* PlayerScene::nodeItem(NodeId id) const {
 QRectF PlayerScene::nodesBounds() const {
   QRectF bounds;
   for (const auto& [id, item] : nodes_) {
-    const NodePosition& p = data_->positions[static_cast<size_t>(id)];
+    const NodePosition p = positionOf(id);
     bounds |= QRectF(p.x - kNodeWidth / 2, p.y - kNodeHeight / 2, kNodeWidth, kNodeHeight);
   }
   return bounds;
+}
+
+NodePosition PlayerScene::positionOf(NodeId id) const {
+  if (auto it = placed_.find(id); it != placed_.end()) return it->second;
+  return data_ != nullptr ? data_->positions[static_cast<size_t>(id)] : NodePosition{};
+}
+
+void PlayerScene::rebuildAllEdges() {
+  if (cursor_ == nullptr) return;
+  for (const auto& [id, item] : nodes_) rebuildEdges(*cursor_, id);
+}
+
+void PlayerScene::moveNodesTo(const std::map<NodeId, NodePosition>& to, bool animate) {
+  finishAnimation();
+  for (const auto& [id, p] : to) {
+    placed_[id] = p;
+    if (PlayerNodeItem* item = nodeItem(id)) moving_.push_back({item, item->pos(), toPoint(p)});
+  }
+  if (!animate || moving_.empty()) {
+    finishAnimation();
+    return;
+  }
+  animation_ = new QVariantAnimation(this);
+  animation_->setStartValue(0.0);
+  animation_->setEndValue(1.0);
+  animation_->setDuration(kLayoutAnimationMs);
+  animation_->setEasingCurve(QEasingCurve::InOutCubic);
+  connect(animation_, &QVariantAnimation::valueChanged, this, [this](const QVariant& value) {
+    const double t = value.toDouble();
+    for (const Appearing& a : moving_) a.item->setPos(a.from + (a.to - a.from) * t);
+    rebuildAllEdges();
+  });
+  connect(animation_, &QVariantAnimation::finished, this, &PlayerScene::finishAnimation);
+  animation_->start();
 }
 
 bool PlayerScene::isBranchHighlighted(NodeId id) const {

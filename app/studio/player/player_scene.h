@@ -6,6 +6,7 @@
 
 #include <QGraphicsObject>
 #include <QGraphicsScene>
+#include <map>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -43,6 +44,12 @@ class PlayerScene : public QGraphicsScene {
   QRectF nodesBounds() const;
   // Ends a running animation at its final state.
   void finishAnimation();
+  // Where node `id` is drawn (once any animation ends): its place from the last
+  // moveNodesTo, else the replay's.
+  NodePosition positionOf(NodeId id) const;
+  // Moves the boxes of `to` to their new places (sliding over ~300 ms when `animate`,
+  // edges following); they keep these places at later steps.
+  void moveNodesTo(const std::map<NodeId, NodePosition>& to, bool animate);
 
  Q_SIGNALS:
   void nodeClicked(NodeId id);
@@ -52,7 +59,12 @@ class PlayerScene : public QGraphicsScene {
   void removeNode(NodeId id, bool animate);
   void rebuildEdges(const StepCursor& cursor, NodeId reader);
 
+  void rebuildAllEdges();
+
   const ReplayData* data_ = nullptr;
+  const StepCursor* cursor_ = nullptr;  // the graph drawn, for re-routing edges
+  // Places set by moveNodesTo (a layout of a step), overriding the replay's.
+  std::unordered_map<NodeId, NodePosition> placed_;
   std::unordered_map<NodeId, PlayerNodeItem*> nodes_;
   std::unordered_map<NodeId, QGraphicsPathItem*> edges_;  // per reader: all its inputs
   std::vector<NodeId> highlighted_;
@@ -65,6 +77,7 @@ class PlayerScene : public QGraphicsScene {
     QPointF to;
   };
   std::vector<Appearing> appearing_;
+  std::vector<Appearing> moving_;          // laid-out boxes sliding to their new places
   std::vector<QGraphicsItem*> fading_;     // edges fading in
   std::vector<QGraphicsItem*> vanishing_;  // removed, deleted when the animation ends
 };

@@ -65,10 +65,19 @@ UaHeatmapResult computeUaHeatmap(const UaHeatmapRequest& request,
   params.m = m;
   params.conditional = request.variant;
   PlanOptions options;
-  options.exact = false;  // the picture runs in float64
+  options.exact = request.exact;  // float64 unless exact mode asks for the exact path
   const auto plan = Plan::make(buildVec2vec(params), options);
-  const ExactSequence prompt = vec2vecPromptTokens(n, m, request.N, f);
-  const FloatSequence promptTokens = floatTokens(prompt);
+  // The prompt's values f(centre) are doubles taken exactly; the same function gives
+  // the exact expected answer.
+  const ExactTargetFunction exactF = [&f](const ExactVector& x) {
+    std::vector<double> xd;
+    for (const Exact& v : x) xd.push_back(v.toDouble());
+    ExactVector out;
+    for (double v : f(xd)) out.emplace_back(v);
+    return out;
+  };
+  const ExactSequence prompt = vec2vecPromptTokens(n, m, request.N, exactF);
+  const FloatSequence promptTokens = request.exact ? FloatSequence{} : floatTokens(prompt);
 
   UaHeatmapResult r;
   r.request = request;
@@ -83,28 +92,51 @@ UaHeatmapResult computeUaHeatmap(const UaHeatmapRequest& request,
   r.target = grid();
   r.expected = grid();
   r.valid.assign(static_cast<size_t>(G), std::vector<bool>(static_cast<size_t>(G)));
+  if (request.exact) {
+    r.exactModel.assign(static_cast<size_t>(G), std::vector<Exact>(static_cast<size_t>(G)));
+    r.exactExpected = r.exactModel;
+  }
+  // Query coordinate i as an exact rational (no floating point in the exact path).
+  const auto exactCoord = [G](int i) { return Exact::rational(2LL * i + 1, 2LL * G); };
   BatchOptions batch;
   batch.threads = request.threads;
   for (int j = 0; j < G; ++j) {
     if (cancelled && cancelled()) throw Cancelled("UA heat map cancelled");
-    std::vector<FloatSequence> inputs;
-    for (int i = 0; i < G; ++i) {
-      FloatSequence tokens;
-      tokens.reserve(promptTokens.size() + 1);
-      tokens.push_back(
-          {r.coords[static_cast<size_t>(i)], r.coords[static_cast<size_t>(j)], 0.0, 0.0});
-      tokens.insert(tokens.end(), promptTokens.begin(), promptTokens.end());
-      inputs.push_back(std::move(tokens));
-    }
-    const std::vector<FloatSequence> outputs = runBatch(plan, inputs, batch);
-    for (int i = 0; i < G; ++i) {
-      const std::vector<double> x = {r.coords[static_cast<size_t>(i)],
-                                     r.coords[static_cast<size_t>(j)]};
-      const auto J = static_cast<size_t>(j), I = static_cast<size_t>(i);
-      r.model[J][I] = outputs[I].back()[0];
-      r.target[J][I] = f(x)[0];
-      r.expected[J][I] = vec2vecExpected(x, request.N, f)[0];
-      r.valid[J][I] = queryIsValid(x, request.N, params.mu);
+    const auto J = static_cast<size_t>(j);
+    if (request.exact) {
+      std::vector<ExactSequence> inputs;
+      for (int i = 0; i < G; ++i)
+        inputs.push_back(vec2vecInput(ExactVector{exactCoord(i), exactCoord(j)}, m, prompt));
+      const std::vector<ExactSequence> outputs = runBatch(plan, inputs, batch);
+      for (int i = 0; i < G; ++i) {
+        const auto I = static_cast<size_t>(i);
+        const ExactVector x = {exactCoord(i), exactCoord(j)};
+        r.exactModel[J][I] = outputs[I].back()[0];
+        r.exactExpected[J][I] = vec2vecExpected(x, request.N, exactF)[0];
+        r.model[J][I] = r.exactModel[J][I].toDouble();
+        r.expected[J][I] = r.exactExpected[J][I].toDouble();
+        r.valid[J][I] = queryIsValid(x, request.N, params.mu);
+        r.target[J][I] = f({r.coords[I], r.coords[J]})[0];  // display only
+      }
+    } else {
+      std::vector<FloatSequence> inputs;
+      for (int i = 0; i < G; ++i) {
+        FloatSequence tokens;
+        tokens.reserve(promptTokens.size() + 1);
+        tokens.push_back(
+            {r.coords[static_cast<size_t>(i)], r.coords[static_cast<size_t>(j)], 0.0, 0.0});
+        tokens.insert(tokens.end(), promptTokens.begin(), promptTokens.end());
+        inputs.push_back(std::move(tokens));
+      }
+      const std::vector<FloatSequence> outputs = runBatch(plan, inputs, batch);
+      for (int i = 0; i < G; ++i) {
+        const auto I = static_cast<size_t>(i);
+        const std::vector<double> x = {r.coords[I], r.coords[J]};
+        r.model[J][I] = outputs[I].back()[0];
+        r.target[J][I] = f(x)[0];
+        r.expected[J][I] = vec2vecExpected(x, request.N, f)[0];
+        r.valid[J][I] = queryIsValid(x, request.N, params.mu);
+      }
     }
     if (progress) progress(j + 1, G);
   }

@@ -1,7 +1,7 @@
 // The universal-approximation picture (paper Fig. 3), Qt-free: vec2vec with n = 2,
-// m = 1, prompted with a target function on an N x N grid of cells, run (float64,
-// batched) at a grid of queries. Away from the cell walls the output is the target at
-// the centre of the query's cell, so the model's picture is the target made piecewise
+// m = 1, prompted with a target function on an N x N grid of cells, run (float64, or
+// exactly in exact mode; batched) at a grid of queries. Away from the cell walls the output is the
+// target at the centre of the query's cell, so the model's picture is the target made piecewise
 // constant; the difference to the target shrinks as N grows.
 #pragma once
 
@@ -28,6 +28,9 @@ struct UaHeatmapRequest {
   int target = 0;   // index into uaTargets()
   int grid = 40;    // queries per axis, at ((i + ½)/grid, (j + ½)/grid)
   int threads = 0;  // runBatch threads; 0: hardware concurrency
+  // Run the program exactly: rational query tokens (2i + 1)/(2·grid), the prompt's
+  // f(centre) doubles converted exactly; outputs become doubles only for display.
+  bool exact = false;
   friend bool operator==(const UaHeatmapRequest&, const UaHeatmapRequest&) = default;
 };
 
@@ -38,6 +41,10 @@ struct UaHeatmapResult {
   std::vector<std::vector<double>> target;    // f at the query
   std::vector<std::vector<double>> expected;  // f at the centre of the query's cell
   std::vector<std::vector<bool>> valid;       // the query is 1/μ away from every cell wall
+  // Exact mode only (empty otherwise): the program's last output and f at the cell
+  // centre (the prompt's exact value), before conversion to double.
+  std::vector<std::vector<Exact>> exactModel;
+  std::vector<std::vector<Exact>> exactExpected;
   int tokensPerQuery = 0;
   double seconds = 0;
   std::vector<std::vector<double>> difference() const;  // model − target

@@ -1,6 +1,7 @@
 #include "app/studio/plots/ua_heatmap_view.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -38,6 +39,9 @@ UaHeatmapView::UaHeatmapView(Document*, QWidget* parent)
   grid_ = new QSpinBox;
   grid_->setRange(2, 400);
   grid_->setToolTip(tr("Queries per axis"));
+  exact_ = new QCheckBox(tr("exact"));
+  exact_->setToolTip(
+      tr("Run the program with exact arithmetic (rational queries); much slower than float64"));
   computeButton_ = new QPushButton(tr("Compute"));
   cancelButton_ = new QPushButton(tr("Cancel"));
   cancelButton_->setEnabled(false);
@@ -80,6 +84,7 @@ UaHeatmapView::UaHeatmapView(Document*, QWidget* parent)
   auto* form2 = new QFormLayout;
   form2->addRow(tr("Target f(x, y)"), targetBox_);
   form2->addRow(tr("Query grid"), grid_);
+  form2->addRow(QString(), exact_);
   controls->addLayout(form);
   controls->addLayout(form2);
   auto* buttons = new QVBoxLayout;
@@ -125,6 +130,7 @@ void UaHeatmapView::setRequest(const UaHeatmapRequest& r) {
       static_cast<int>(std::find(all.begin(), all.end(), r.variant) - all.begin()));
   targetBox_->setCurrentIndex(r.target);
   grid_->setValue(r.grid);
+  exact_->setChecked(r.exact);
 }
 
 UaHeatmapRequest UaHeatmapView::request() const {
@@ -133,6 +139,7 @@ UaHeatmapRequest UaHeatmapView::request() const {
   r.variant = allConditionals()[static_cast<size_t>(std::max(0, variant_->currentIndex()))];
   r.target = targetBox_->currentIndex();
   r.grid = grid_->value();
+  r.exact = exact_->isChecked();
   return r;
 }
 
@@ -145,8 +152,10 @@ void UaHeatmapView::start() {
   progress_->setRange(0, req.grid);
   progress_->setValue(0);
   progress_->setVisible(true);
-  status_->setText(
-      tr("Running %1 queries of %2 tokens...").arg(req.grid * req.grid).arg(req.N * req.N + 1));
+  status_->setText(tr("Running %1 queries of %2 tokens (%3)...")
+                       .arg(req.grid * req.grid)
+                       .arg(req.N * req.N + 1)
+                       .arg(req.exact ? tr("exact") : tr("float64")));
   watcher_.setFuture(QtConcurrent::run([req, flag = cancelFlag_](QPromise<Outcome>& promise) {
     Outcome out;
     promise.setProgressRange(0, req.grid);
@@ -220,14 +229,16 @@ void UaHeatmapView::showResult() {
   double maxDiff = 0;
   for (const auto& row : r.difference())
     for (double v : row) maxDiff = std::max(maxDiff, std::abs(v));
-  status_->setText(tr("%1 × %1 queries of %2 tokens in %3 s; max |model − target| = %4; away from "
-                      "the cell walls "
-                      "the model gives f at the cell centre (max deviation %5).")
-                       .arg(r.request.grid)
-                       .arg(r.tokensPerQuery)
-                       .arg(r.seconds, 0, 'f', 2)
-                       .arg(maxDiff, 0, 'g', 3)
-                       .arg(r.maxErrorAtValidQueries(), 0, 'g', 3));
+  status_->setText(
+      tr("%1 × %1 queries of %2 tokens in %3 s (%6); max |model − target| = %4; away from "
+         "the cell walls "
+         "the model gives f at the cell centre (max deviation %5).")
+          .arg(r.request.grid)
+          .arg(r.tokensPerQuery)
+          .arg(r.seconds, 0, 'f', 2)
+          .arg(maxDiff, 0, 'g', 3)
+          .arg(r.maxErrorAtValidQueries(), 0, 'g', 3)
+          .arg(r.request.exact ? tr("exact") : tr("float64")));
   exportButton_->setEnabled(true);
 }
 

@@ -13,6 +13,7 @@
 
 #include "app/studio/plots/ua_heatmap.h"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QProgressBar;
@@ -73,6 +74,7 @@ class UaHeatmapView : public QWidget {
   QComboBox* variant_;
   QComboBox* targetBox_;
   QSpinBox* grid_;
+  QCheckBox* exact_;
   QPushButton* computeButton_;
   QPushButton* cancelButton_;
   QToolButton* exportButton_;
