@@ -46,9 +46,7 @@ NodeId visibleLinearWithOffset(const Graph& g) {
 
 TEST(Scenario, EditUndoAddWireSaveReopen) {
   QTemporaryDir recovery, dir;
-  MainWindow::Options options;
-  options.interactive = false;
-  options.recoveryDir = recovery.path();
+  const MainWindow::Options options = test::windowOptions(recovery.path());
   MainWindow window(options);
   window.resize(1600, 1000);
   window.show();

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "app/studio/document/document.h"
+#include "app/studio/window/main_window.h"
 
 namespace lsrl::studio::test {
 
@@ -38,6 +39,15 @@ inline bool waitUntil(const std::function<bool()>& done, int timeoutMs = 10000) 
   while (!done() && timer.elapsed() < timeoutMs)
     QApplication::processEvents(QEventLoop::AllEvents, 20);
   return done();
+}
+
+// A main window for tests: no dialogs (errors go to lastError()), recovery files in
+// `recoveryDir` rather than the user's folder.
+inline MainWindow::Options windowOptions(const QString& recoveryDir) {
+  MainWindow::Options o;
+  o.interactive = false;
+  o.recoveryDir = recoveryDir;
+  return o;
 }
 
 // A view of type V over a document opened on an example file, shown at `size`.

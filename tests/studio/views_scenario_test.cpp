@@ -19,10 +19,7 @@ namespace {
 
 TEST(ViewsScenario, CompilePlayStepFollowAndExport) {
   QTemporaryDir recovery, dir;
-  MainWindow::Options options;
-  options.interactive = false;
-  options.recoveryDir = recovery.path();
-  MainWindow window(options);
+  MainWindow window(test::windowOptions(recovery.path()));
   window.resize(1600, 1000);
   window.show();
   ASSERT_TRUE(window.openFile(test::examplePath("tok2tok_L3_direct.json")));

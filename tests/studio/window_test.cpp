@@ -42,16 +42,9 @@ int distinctColours(const QImage& image) {
   return static_cast<int>(colours.size());
 }
 
-MainWindow::Options testOptions(const QString& recoveryDir) {
-  MainWindow::Options o;
-  o.interactive = false;
-  o.recoveryDir = recoveryDir;
-  return o;
-}
-
 TEST(MainWindow, OpensTheTok2tokExampleFastWithItsStoredLayout) {
   QTemporaryDir recovery;
-  MainWindow window(testOptions(recovery.path()));
+  MainWindow window(test::windowOptions(recovery.path()));
   window.resize(1600, 1000);
   window.show();
   QElapsedTimer timer;
@@ -86,7 +79,7 @@ TEST(MainWindow, EveryExampleBuildsAndTheShippedOnesLendTheirLayout) {
 
 TEST(MainWindow, ExampleWithoutAStoredLayoutIsLaidOutInTheWorker) {
   QTemporaryDir recovery;
-  MainWindow window(testOptions(recovery.path()));
+  MainWindow window(test::windowOptions(recovery.path()));
   ExampleEntry entry = exampleEntries()[1];  // vec2vec, direct
   entry.fileName = QStringLiteral("does-not-exist.json");
   QSignalSpy started(window.layoutRunner(), &LayoutRunner::started);
@@ -106,14 +99,14 @@ TEST(MainWindow, SaveAndReopenFindsTheChange) {
   QTemporaryDir recovery, dir;
   const QString path = dir.filePath(QStringLiteral("more_ones.json"));
   {
-    MainWindow window(testOptions(recovery.path()));
+    MainWindow window(test::windowOptions(recovery.path()));
     ASSERT_TRUE(window.openFile(examplePath("more_ones.json")));
     window.document()->setEntry(2, Field::b, 0, 0, Exact::parse("1/3"));
     EXPECT_TRUE(window.isWindowModified() || window.document()->isModified());
     ASSERT_TRUE(window.saveAs(path)) << window.lastError().toStdString();
     EXPECT_FALSE(window.document()->isModified());
   }
-  MainWindow again(testOptions(recovery.path()));
+  MainWindow again(test::windowOptions(recovery.path()));
   ASSERT_TRUE(again.openFile(path));
   EXPECT_EQ(again.document()->graph().node(2).b[0], Exact::rational(1, 3));
 }
@@ -121,7 +114,7 @@ TEST(MainWindow, SaveAndReopenFindsTheChange) {
 TEST(MainWindow, AFailedSaveIsReportedAndTheOldFileStays) {
   QTemporaryDir recovery, dir;
   const QString path = dir.filePath(QStringLiteral("locked.json"));
-  MainWindow window(testOptions(recovery.path()));
+  MainWindow window(test::windowOptions(recovery.path()));
   ASSERT_TRUE(window.openFile(examplePath("more_ones.json")));
   ASSERT_TRUE(window.saveAs(path));
   const std::string old = readWholeFile(path.toStdString());
@@ -146,7 +139,7 @@ TEST(MainWindow, CrashRecoveryRestoresTheEdit) {
     edited = graphToString(doc.graph());
     Autosave::write(doc, recovery.filePath(QStringLiteral("crashed.lsrl-recovery.json")));
   }
-  MainWindow window(testOptions(recovery.path()));
+  MainWindow window(test::windowOptions(recovery.path()));
   const auto entries = Autosave::findRecoverable(recovery.path());
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_TRUE(entries[0].originalPath.endsWith(QStringLiteral("more_ones.json")));
@@ -162,7 +155,7 @@ TEST(MainWindow, ARecoveryFileFromANewerVersionIsRefusedAndKept) {
   const QString file = recovery.filePath(QStringLiteral("future.lsrl-recovery.json"));
   writeFileAtomically(file.toStdString(),
                       R"({"format": "lsrl-recovery", "version": 7, "title": "x", "graph": {}})");
-  MainWindow window(testOptions(recovery.path()));
+  MainWindow window(test::windowOptions(recovery.path()));
   EXPECT_FALSE(window.offerRecovery(/*restoreNewest=*/true));
   EXPECT_NE(window.lastError().indexOf(QStringLiteral("version 7")), -1)
       << window.lastError().toStdString();
@@ -171,7 +164,7 @@ TEST(MainWindow, ARecoveryFileFromANewerVersionIsRefusedAndKept) {
 
 TEST(MainWindow, AutosaveWritesAfterAnEditAndARunningSessionIsNotOffered) {
   QTemporaryDir recovery;
-  MainWindow window(testOptions(recovery.path()));
+  MainWindow window(test::windowOptions(recovery.path()));
   ASSERT_TRUE(window.openFile(examplePath("more_ones.json")));
   window.autosave()->setDelay(10);
   window.document()->rename(1, "autosaved");
@@ -183,7 +176,7 @@ TEST(MainWindow, AutosaveWritesAfterAnEditAndARunningSessionIsNotOffered) {
 
 TEST(MainWindow, ExportsTheWholeGraphAsPngAndSvg) {
   QTemporaryDir recovery, dir;
-  MainWindow window(testOptions(recovery.path()));
+  MainWindow window(test::windowOptions(recovery.path()));
   ASSERT_TRUE(window.openFile(examplePath("tok2tok_L3_direct.json")));
   const QString png =
       QDir(test::screenshotDir()).filePath(QStringLiteral("export_tok2tok_graph.png"));
@@ -206,7 +199,7 @@ TEST(MainWindow, ExportsTheWholeGraphAsPngAndSvg) {
 
 TEST(MainWindow, ExportsTheDebranchingAsNumberedFrames) {
   QTemporaryDir recovery, dir;
-  MainWindow window(testOptions(recovery.path()));
+  MainWindow window(test::windowOptions(recovery.path()));
   ASSERT_TRUE(window.openFile(examplePath("more_ones.json")));
   EXPECT_FALSE(window.exportDebranchingFrames(dir.path())) << "nothing compiled yet";
   ASSERT_EQ(window.showView(QStringLiteral("debranch")), QString());
@@ -229,7 +222,7 @@ TEST(MainWindow, ExportsTheDebranchingAsNumberedFrames) {
 
 TEST(MainWindow, ExportsCompiledWeightsForEachFormat) {
   QTemporaryDir recovery, dir;
-  MainWindow window(testOptions(recovery.path()));
+  MainWindow window(test::windowOptions(recovery.path()));
   ASSERT_TRUE(window.openFile(examplePath("more_ones.json")));
   WeightsExportRequest request;
   request.target = Target::Lstm;
