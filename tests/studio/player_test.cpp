@@ -1,6 +1,7 @@
 // The debranching player driven as a person would: compile tok2tok (exact) on the worker,
 // scrub to the middle step (rule label and highlighted branch node), to the end (a path),
-// play a few steps, inspect a node, cancel a compile, and an invalid program's error.
+// play a few steps, inspect a node, cancel a compile, and an invalid program's error;
+// playing lays the graph out on its own now and then.
 // The incrementally moved graph is checked against CompileHistory::graphAt, and the
 // time to redraw a step is measured. Each state is saved as a screenshot.
 #include <gtest/gtest.h>
@@ -302,6 +303,92 @@ TEST_F(PlayerTest, LaysOutAMiddleStepByTheButton) {
   EXPECT_EQ(overlaps, 0);
   view->fitToGraph();
   screenshot(*view, QStringLiteral("player_middle_laid_out"));
+}
+
+// Box pairs of the graph shown that lie on each other.
+int overlappingBoxes(const DebranchView& view) {
+  const std::vector<NodeId> ids = view.cursor()->aliveIds();
+  int overlaps = 0;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    for (size_t j = i + 1; j < ids.size(); ++j) {
+      const NodePosition a = view.scene()->positionOf(ids[i]);
+      const NodePosition b = view.scene()->positionOf(ids[j]);
+      if (std::abs(a.x - b.x) < kNodeWidth && std::abs(a.y - b.y) < kNodeHeight) ++overlaps;
+    }
+  }
+  return overlaps;
+}
+
+// Playing fast lays the graph out now and then on its own (never holding the UI up, one
+// layout at a time); pausing stops it, and with "Auto layout while playing" off none is.
+TEST_F(PlayerTest, LaysOutAutomaticallyWhilePlaying) {
+  ASSERT_TRUE(view->compileAndWait(Backend::Float64, true));
+  EXPECT_TRUE(view->autoLayoutBox()->isChecked());
+  view->speedBox()->setValue(100);
+  // The longest wait between two steps shown, and whether a layout ran with the box off.
+  QElapsedTimer sinceStep;
+  qint64 longestGap = 0;
+  bool layingOutWhileOff = false;
+  QObject::connect(view.get(), &DebranchView::stepShown, view.get(), [&](int) {
+    if (sinceStep.isValid()) longestGap = std::max(longestGap, sinceStep.elapsed());
+    sinceStep.restart();
+    layingOutWhileOff =
+        layingOutWhileOff || (!view->autoLayoutBox()->isChecked() && view->isLayingOut());
+  });
+  std::vector<int> appliedAt;
+  QObject::connect(view.get(), &DebranchView::layoutFinished, view.get(),
+                   [&](bool ok, const QString&) {
+                     if (ok) appliedAt.push_back(view->currentStep());
+                   });
+
+  ASSERT_TRUE(view->showStep(0));
+  view->play();
+  ASSERT_TRUE(waitUntil([&] { return view->autoLayoutsApplied() >= 3; }, 30000))
+      << "applied " << view->autoLayoutsApplied() << " by step " << view->currentStep();
+  EXPECT_TRUE(view->isPlaying());
+  screenshot(*view, QStringLiteral("player_auto_layout_playing"));
+  view->pause();
+  const int reached = view->currentStep();
+  ASSERT_TRUE(waitUntil([&] { return !view->isLayingOut(); }, 10000));
+  std::printf("auto layouts applied at steps:");
+  for (int k : appliedAt) std::printf(" %d", k);
+  std::printf(" (paused at %d); longest gap between steps %lld ms\n", reached,
+              static_cast<long long>(longestGap));
+  // At 100 steps/s: a layout asked for every 150 steps (1.5 s), none queued behind another.
+  EXPECT_EQ(appliedAt.size(), static_cast<size_t>(view->autoLayoutsApplied()));
+  EXPECT_LE(view->autoLayoutsApplied(), reached / 150);
+  EXPECT_LT(longestGap, 500);
+  // Paused: no more.
+  const int applied = view->autoLayoutsApplied();
+  QElapsedTimer paused;
+  paused.start();
+  while (paused.elapsed() < 600) QApplication::processEvents();
+  EXPECT_FALSE(view->isLayingOut());
+  EXPECT_EQ(view->autoLayoutsApplied(), applied);
+  EXPECT_EQ(view->currentStep(), reached);
+  view->scene()->finishAnimation();
+  view->fitToGraph();
+  const int overlapsAuto = overlappingBoxes(*view);
+  screenshot(*view, QStringLiteral("player_auto_layout_paused"));
+
+  // The same playback with the box off: no layout at all.
+  const int appliedBefore = view->autoLayoutsApplied();
+  ASSERT_TRUE(view->compileAndWait(Backend::Float64, true));
+  view->autoLayoutBox()->setChecked(false);
+  view->speedBox()->setValue(100);
+  ASSERT_TRUE(view->showStep(0));
+  view->play();
+  ASSERT_TRUE(waitUntil([&] { return view->currentStep() >= reached; }, 60000));
+  view->pause();
+  EXPECT_EQ(view->autoLayoutsApplied(), appliedBefore);
+  EXPECT_FALSE(layingOutWhileOff);
+  ASSERT_TRUE(view->showStep(reached));
+  const int overlapsOff = overlappingBoxes(*view);
+  view->fitToGraph();
+  screenshot(*view, QStringLiteral("player_auto_layout_off"));
+  std::printf("overlapping boxes at step %d: %d with auto layout, %d without\n", reached,
+              overlapsAuto, overlapsOff);
+  EXPECT_LE(overlapsAuto, overlapsOff);
 }
 
 TEST_F(PlayerTest, CancelsACompile) {

@@ -58,8 +58,8 @@ TEST(StepperRun, ProgramAndCompiledExactGiveTheDictionaryValue) {
   EXPECT_GT(c.compileSeconds, 0);
   const Divergence d = firstDivergence(p, c);
   EXPECT_FALSE(d.found) << d.describe();
-  std::printf("program vs compiled exact: %s; compile %.3f s, run %.3f s\n", d.describe().c_str(),
-              c.compileSeconds, c.runSeconds);
+  std::printf("program vs compiled exact: %s; compile %.3f s, labels %.3f s, run %.3f s\n",
+              d.describe().c_str(), c.compileSeconds, c.labelSeconds, c.runSeconds);
 
   // The same program in float64 agrees with the exact one on every node.
   const StepperRun f = runEngine(program, EngineSpec::program(false), tokens);
@@ -68,16 +68,29 @@ TEST(StepperRun, ProgramAndCompiledExactGiveTheDictionaryValue) {
   EXPECT_NE(pf.compared.find("every program node"), std::string::npos);
 }
 
-TEST(StepperRun, TwoBackendsOfOneCompilePairNodesByPosition) {
+TEST(StepperRun, CompiledPathsAreComparedInProgramTerms) {
   const Graph program = tok2tokProgram();
   const ExactSequence tokens = exampleInput().sequences.at(0);
   const StepperRun e = runEngine(program, EngineSpec::compiled(true), tokens);
   const StepperRun f = runEngine(program, EngineSpec::compiled(false), tokens);
+  // Every path state component is labelled with the program value it carries.
+  for (NodeId id : e.tracedNodes()) {
+    if (e.graph.node(id).op != Op::LinState) continue;
+    for (int c = 0; c < e.graph.node(id).dim; ++c)
+      EXPECT_FALSE(e.carriedLabels[static_cast<size_t>(id)][static_cast<size_t>(c)].empty())
+          << "path node " << id << "[" << c << "]";
+  }
+  const NodeId query = program.findByName("query");
+  ASSERT_TRUE(e.holdsProgramNode(query));
+  EXPECT_EQ(e.programValueText(query, 5),
+            runEngine(program, EngineSpec::program(true), tokens).valueText(query, 5));
   const Divergence d = firstDivergence(e, f);
   std::printf("%s\n", d.describe().c_str());
   ASSERT_TRUE(d.found);
-  EXPECT_NE(d.compared.find("paired by position"), std::string::npos);
-  EXPECT_NE(d.node.a, kNoNode);  // a path node, not just the output
+  EXPECT_NE(d.compared.find("program nodes held by both runs"), std::string::npos);
+  EXPECT_TRUE(d.node.inProgramTerms);  // a program node, not just the output
+  EXPECT_NE(d.node.a, kNoNode);
+  EXPECT_NE(d.heldBy.find("path node"), std::string::npos);
   EXPECT_NE(d.valueA, d.valueB);
   // Identical runs never diverge.
   EXPECT_FALSE(firstDivergence(e, e).found);
@@ -188,13 +201,16 @@ TEST_F(StepperViewTest, FindsWhereFloat64CompileDivergesFromExact) {
   ASSERT_NE(view->runB(), nullptr) << view->lastError().toStdString();
   ASSERT_TRUE(view->divergence().has_value());
   const Divergence& d = *view->divergence();
-  std::printf("%s (%s); float compile %.2f s, run %.3f s\n", d.describe().c_str(),
+  std::printf("%s (%s); float compile %.2f s, labels %.2f s, run %.3f s\n", d.describe().c_str(),
               description.toStdString().c_str(), view->runB()->compileSeconds,
-              view->runB()->runSeconds);
+              view->runB()->labelSeconds, view->runB()->runSeconds);
   ASSERT_TRUE(d.found);
   EXPECT_GE(d.step, 0);
   EXPECT_LT(d.step, static_cast<int>(tokens.size()));
-  EXPECT_EQ(d.compared, "outputs only (no other node names are shared)");
+  // The first program node where the float64 path's value differs from the exact program's.
+  EXPECT_TRUE(d.node.inProgramTerms);
+  EXPECT_NE(d.compared.find("program nodes held by both runs"), std::string::npos);
+  EXPECT_NE(d.describe().find("program node " + std::to_string(d.node.a)), std::string::npos);
   EXPECT_NE(d.valueA, d.valueB);
   EXPECT_NE(d.describe().find("first divergence: t = " + std::to_string(d.step)),
             std::string::npos);
@@ -210,16 +226,16 @@ TEST_F(StepperViewTest, FindsWhereFloat64CompileDivergesFromExact) {
   EXPECT_EQ(view->currentStep(), d.step);
   test::saveScreenshot(*view, QStringLiteral("stepper_divergence"));
 
-  // The same compile in both backends pairs every path node: the first one to diverge
-  // is named (the exact compile keeps the zeros the float64 one loses).
+  // The same compile in both backends, compared in program terms too: the first program
+  // node to diverge is named (the exact compile keeps the zeros the float64 one loses).
   view->setEngines(EngineSpec::compiled(true), EngineSpec::compiled(false));
   view->startRun();
   ASSERT_TRUE(view->waitForRun());
   ASSERT_TRUE(view->divergence() && view->divergence()->found);
   const Divergence& p = *view->divergence();
   std::printf("%s\n", p.describe().c_str());
+  EXPECT_TRUE(p.node.inProgramTerms);
   EXPECT_NE(p.node.a, kNoNode);
-  EXPECT_NE(p.compared.find("paired by position"), std::string::npos);
   EXPECT_LE(p.step, d.step);
   view->goToDivergence();
   test::saveScreenshot(*view, QStringLiteral("stepper_divergence_compiled"));

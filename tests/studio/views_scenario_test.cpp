@@ -6,7 +6,9 @@
 
 #include <QFile>
 #include <QSvgRenderer>
+#include <QTabWidget>
 #include <QTemporaryDir>
+#include <algorithm>
 
 #include "app/studio/player/debranch_view.h"
 #include "app/studio/plots/trajectory_view.h"
@@ -55,6 +57,22 @@ TEST(ViewsScenario, CompilePlayStepFollowAndExport) {
   EXPECT_EQ(trajectory->currentStep(), 5);
   ASSERT_EQ(window.showView(QStringLiteral("trajectory"), 5), QString());
   test::saveScreenshot(window, QStringLiteral("views_3_trajectory"));
+
+  // The compiled model's state dimensions carry the program's variables' names: the
+  // heat map of the LinState holding `query` has rows "query[0]".."query[2]".
+  int withQuery = -1;
+  for (size_t k = 0; k < trajectory->series().size(); ++k) {
+    const auto& labels = trajectory->series()[k].labels;
+    if (std::find(labels.begin(), labels.end(), "query[1]") != labels.end())
+      withQuery = static_cast<int>(k);
+  }
+  ASSERT_GE(withQuery, 0) << "no compiled state is labelled query[1]";
+  for (const StateSeries& s : trajectory->series())
+    for (const std::string& label : s.labels)
+      EXPECT_EQ(label.find("Pass"), std::string::npos) << label;
+  trajectory->setCurrentSeries(withQuery);
+  trajectory->tabs()->setCurrentIndex(TrajectoryView::Heatmap);
+  test::saveScreenshot(window, QStringLiteral("views_4_heatmap_labelled"));
 
   const QString svg = dir.filePath(QStringLiteral("trajectory.svg"));
   trajectory->exportLinesSvg(svg);

@@ -15,6 +15,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrent>
+#include <cmath>
 
 #include "app/layout/dot_layout.h"
 #include "app/layout/item_size.h"
@@ -31,6 +32,10 @@ namespace {
 
 // Above this many steps per second the player jumps instead of animating each step.
 constexpr int kAnimatedSpeedLimit = 4;
+// While playing, a fresh layout about this often (dot takes ~0.1 s for a few hundred
+// nodes), but not every step or two at slow speeds, where each step animates by itself.
+constexpr double kAutoLayoutSeconds = 1.5;
+constexpr int kMinAutoLayoutSteps = 3;
 
 // The program's layout with every group expanded (compiled graphs have no groups): the
 // document's own positions when no group is collapsed, else a dot layout (~2 s on tok2tok;
@@ -153,6 +158,7 @@ DebranchView::DebranchView(Document* doc, QWidget* parent)
       return;
     }
     moveTo(currentStep() + 1, speed_->value() <= kAnimatedSpeedLimit);
+    maybeAutoLayout();
   });
   progressTimer_->setInterval(100);
   connect(progressTimer_, &QTimer::timeout, this, &DebranchView::onProgressTick);
@@ -231,10 +237,14 @@ QWidget* DebranchView::buildTimeline() {
   toEnd_->setToolTip(tr("The last step: the path, laid out"));
   layOut_ = new QPushButton(tr("Lay out"), bar);
   layOut_->setToolTip(tr("Lay the graph of this step out afresh (dot); later steps keep it"));
+  autoLayout_ = new QCheckBox(tr("Auto layout while playing"), bar);
+  autoLayout_->setChecked(true);
+  autoLayout_->setToolTip(
+      tr("While playing, lay the graph out afresh every %1 s or so").arg(kAutoLayoutSeconds));
   for (QWidget* w : std::initializer_list<QWidget*>{back_, play_, forward_}) row->addWidget(w);
   row->addWidget(slider_, 1);
-  for (QWidget* w :
-       std::initializer_list<QWidget*>{speed_, goTo_, rules_, nextRule_, toEnd_, layOut_})
+  for (QWidget* w : std::initializer_list<QWidget*>{speed_, goTo_, rules_, nextRule_, toEnd_,
+                                                    layOut_, autoLayout_})
     row->addWidget(w);
 
   connect(back_, &QToolButton::clicked, this, &DebranchView::stepBack);
@@ -471,6 +481,8 @@ void DebranchView::updateStepLabel() {
 void DebranchView::play() {
   if (!cursor_) return;
   if (currentStep() >= stepCount()) moveTo(0, false);
+  // Count the steps to the first automatic layout from here, not from an old layout.
+  lastLayoutStep_ = currentStep();
   playTimer_->start();
   play_->setText(QStringLiteral("❚❚"));
 }
@@ -488,7 +500,21 @@ void DebranchView::toEnd() {
   layOut();
 }
 
-void DebranchView::layOut() {
+void DebranchView::layOut() { requestLayout(false); }
+
+int DebranchView::autoLayoutInterval() const {
+  return std::max(kMinAutoLayoutSteps,
+                  static_cast<int>(std::lround(speed_->value() * kAutoLayoutSeconds)));
+}
+
+void DebranchView::maybeAutoLayout() {
+  // One layout at a time: a step that comes due while dot runs waits for the next tick.
+  if (!autoLayout_->isChecked() || !isPlaying() || layingOut_) return;
+  if (std::abs(currentStep() - lastLayoutStep_) < autoLayoutInterval()) return;
+  requestLayout(true);
+}
+
+void DebranchView::requestLayout(bool automatic) {
   if (!cursor_ || layingOut_) return;
   std::vector<Node> nodes;
   for (NodeId id : cursor_->aliveIds()) {
@@ -505,6 +531,11 @@ void DebranchView::layOut() {
   layOut_->setEnabled(false);
   layoutRequestGeneration_ = layoutGeneration_;
   layoutRequestStep_ = currentStep();
+  layoutIsAuto_ = automatic;
+  lastLayoutStep_ = currentStep();
+  // Playing moves on while dot runs: its places still fit a graph a few steps later
+  // (boxes added meanwhile follow their inputs); paused, only the very step.
+  layoutTolerance_ = isPlaying() ? autoLayoutInterval() : 0;
   layoutWatcher_.setFuture(QtConcurrent::run(layoutForPlayer, std::move(nodes), cursor_->output()));
 }
 
@@ -517,14 +548,20 @@ void DebranchView::onLayoutFinished() {
     Q_EMIT layoutFinished(false, status_->text());
     return;
   }
-  // The graph moved on meanwhile (another step, compile or program): the places are stale.
-  if (!cursor_ || layoutRequestGeneration_ != layoutGeneration_ ||
-      layoutRequestStep_ != currentStep()) {
+  // The graph moved on meanwhile (far from the step, another compile or program): the
+  // places are stale. An automatic one is also dropped once the player stopped playing
+  // or auto layout was switched off: boxes should not slide under a paused reader.
+  const bool stale = !cursor_ || layoutRequestGeneration_ != layoutGeneration_ ||
+                     std::abs(layoutRequestStep_ - currentStep()) > layoutTolerance_;
+  if (stale || (layoutIsAuto_ && (!isPlaying() || !autoLayout_->isChecked()))) {
     Q_EMIT layoutFinished(false, tr("Layout dropped: the step changed."));
     return;
   }
   // dot's places start at (0, 0): centre them where the graph they replace was drawn.
   const QRectF before = scene_->nodesBounds();
+  // Whether the reader sees the whole graph now (else they zoomed in: keep their view).
+  const bool wholeShown =
+      graphView_->mapToScene(graphView_->viewport()->rect()).boundingRect().contains(before);
   QRectF after;
   for (const auto& [id, p] : out.nodes)
     after |= QRectF(p.x - kNodeWidth / 2, p.y - kNodeHeight / 2, kNodeWidth, kNodeHeight);
@@ -536,6 +573,12 @@ void DebranchView::onLayoutFinished() {
   // Room for the new places (the scene rect only grows, so the view never jumps back),
   // with a margin of a screen so that a long path can be centred.
   scene_->setSceneRect(scene_->sceneRect() | laidOut.adjusted(-1500, -1500, 1500, 1500));
+  if (layoutIsAuto_) {
+    ++autoLayoutsApplied_;
+    if (wholeShown) fitToGraph();
+    Q_EMIT layoutFinished(true, QString());
+    return;
+  }
   fitToGraph();
   // A long path fitted whole is a row of specks: show its start readable instead.
   constexpr double kReadableZoom = 0.45;

@@ -3,7 +3,9 @@
 // compile's recorded steps: a timeline (slider, play/pause, speed, step buttons, go to
 // step N, next step of a rule, to the end), the rule of each step with a one-line
 // explanation, the graph at that step with the branch node highlighted and new nodes
-// sliding in, a chart of node and branch counts, and a read-only node inspector.
+// sliding in, a chart of node and branch counts, and a read-only node inspector. While
+// playing, the graph is laid out afresh every second or two (dot on a worker), so that a
+// long playback does not end as a pile of incrementally placed boxes.
 #pragma once
 
 #include <QFutureWatcher>
@@ -73,6 +75,8 @@ class DebranchView : public QWidget {
   bool isPlaying() const;
   // From layOut until its places are applied (or dropped).
   bool isLayingOut() const { return layingOut_; }
+  // How many layouts requested automatically while playing were applied (not dropped).
+  int autoLayoutsApplied() const { return autoLayoutsApplied_; }
   const StepCursor* cursor() const { return cursor_.get(); }
   std::shared_ptr<const CompileResult> compileResult() const { return result_; }
   QString stepText() const;    // "Step 12 of 3000 · 5B stack Linears: ..."
@@ -90,6 +94,7 @@ class DebranchView : public QWidget {
   QComboBox* ruleBox() const { return rules_; }
   QSpinBox* speedBox() const { return speed_; }
   QPushButton* layOutButton() const { return layOut_; }
+  QCheckBox* autoLayoutBox() const { return autoLayout_; }
 
  public Q_SLOTS:
   void startCompile();
@@ -122,6 +127,11 @@ class DebranchView : public QWidget {
   void onCompileFinished();
   void onProgressTick();
   void onLayoutFinished();
+  // While playing: lays out when the step moved far enough since the last layout.
+  void maybeAutoLayout();
+  // Steps between automatic layouts at the current speed.
+  int autoLayoutInterval() const;
+  void requestLayout(bool automatic);
   // The program changed: the compile shown no longer matches it.
   void invalidate();
   void moveTo(int k, bool animate);
@@ -151,6 +161,7 @@ class DebranchView : public QWidget {
   QPushButton* nextRule_;
   QPushButton* toEnd_;
   QPushButton* layOut_;
+  QCheckBox* autoLayout_;
   QLabel* stepLabel_;
   StepChart* chart_;
   QTimer* playTimer_;
@@ -163,6 +174,12 @@ class DebranchView : public QWidget {
   uint64_t layoutGeneration_ = 0;
   uint64_t layoutRequestGeneration_ = 0;
   int layoutRequestStep_ = -1;
+  // Steps the current step may have moved from layoutRequestStep_ for the result to
+  // still apply: 0 for a layout asked for while paused, more while playing.
+  int layoutTolerance_ = 0;
+  bool layoutIsAuto_ = false;
+  int lastLayoutStep_ = 0;
+  int autoLayoutsApplied_ = 0;
   std::shared_ptr<std::atomic<bool>> cancelFlag_;
   std::shared_ptr<std::atomic<long long>> stepsSoFar_;
   std::shared_ptr<const CompileResult> result_;

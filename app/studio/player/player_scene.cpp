@@ -6,6 +6,7 @@
 #include <QStyleOptionGraphicsItem>
 #include <QVariantAnimation>
 #include <algorithm>
+#include <cmath>
 
 #include "app/layout/item_size.h"
 #include "app/studio/editor/node_style.h"
@@ -124,6 +125,44 @@ void PlayerScene::addNode(const StepCursor& cursor, NodeId id) {
   nodes_[id] = item;
 }
 
+void PlayerScene::placeAfterLayout(const StepCursor& cursor, NodeId id,
+                                   std::vector<NodePosition>& freed) {
+  // The replay's places for new nodes are relative to its own (unlaid-out) places: once
+  // a layout moved the boxes, the same rule as the replay's is applied to the places
+  // drawn instead: a place that a node removed just now freed, else one layer right of
+  // the inputs at their mean height; then down to the first place no drawn box holds.
+  if (placed_.empty() || placed_.contains(id)) return;
+  NodePosition p;
+  if (!freed.empty()) {
+    p = freed.front();
+    freed.erase(freed.begin());
+  } else {
+    double x = 0;
+    double ySum = 0;
+    int count = 0;
+    for (NodeId in : cursor.inputs(id)) {
+      if (in < 0 || !nodes_.contains(in)) continue;
+      const NodePosition q = positionOf(in);
+      x = count == 0 ? q.x : std::max(x, q.x);
+      ySum += q.y;
+      ++count;
+    }
+    if (count == 0) return;  // nothing drawn to sit next to: the replay's place
+    p = {x + kNodeWidth + kLayerGap, ySum / count};
+  }
+  auto taken = [&](const NodePosition& at) {
+    for (const auto& [other, item] : nodes_) {
+      if (other == id) continue;
+      const NodePosition q = positionOf(other);
+      if (std::abs(q.x - at.x) < kNodeWidth && std::abs(q.y - at.y) < kNodeHeight) return true;
+    }
+    return false;
+  };
+  // A few hundred boxes at most are drawn, and a step adds a handful: linear is fine.
+  for (int tries = 0; tries < 100 && taken(p); ++tries) p.y += kNodeHeight + kSiblingGap;
+  placed_[id] = p;
+}
+
 void PlayerScene::removeNode(NodeId id, bool animate) {
   auto remove = [&](QGraphicsItem* item) {
     if (animate) {
@@ -181,14 +220,20 @@ void PlayerScene::sync(const StepCursor& cursor, const std::vector<NodeId>& touc
   std::vector<NodeId> ids = touched;
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  // Removed first, so that new nodes can take the places they free.
+  std::vector<NodePosition> freed;
+  for (NodeId id : ids) {
+    if (!cursor.alive(id) && nodes_.contains(id)) {
+      freed.push_back(positionOf(id));
+      removeNode(id, animate);
+    }
+  }
   std::vector<NodeId> added;
   for (NodeId id : ids) {
-    const bool shown = nodes_.contains(id);
-    if (cursor.alive(id) && !shown) {
+    if (cursor.alive(id) && !nodes_.contains(id)) {
+      placeAfterLayout(cursor, id, freed);
       addNode(cursor, id);
       added.push_back(id);
-    } else if (!cursor.alive(id) && shown) {
-      removeNode(id, animate);
     }
   }
   for (NodeId id : ids) {
@@ -298,6 +343,25 @@ void PlayerScene::moveNodesTo(const std::map<NodeId, NodePosition>& to, bool ani
   for (const auto& [id, p] : to) {
     placed_[id] = p;
     if (PlayerNodeItem* item = nodeItem(id)) moving_.push_back({item, item->pos(), toPoint(p)});
+  }
+  // Boxes drawn but not laid out (added after the step laid out, while playing) are
+  // placed afresh beside their laid-out inputs. Ascending ids: inputs are mostly older
+  // than their readers, so chains of new nodes follow along.
+  if (cursor_ != nullptr) {
+    std::vector<NodeId> stragglers;
+    for (const auto& [id, item] : nodes_) {
+      if (!to.contains(id)) stragglers.push_back(id);
+    }
+    std::sort(stragglers.begin(), stragglers.end());
+    std::vector<NodePosition> none;
+    for (NodeId id : stragglers) {
+      const NodePosition old = positionOf(id);
+      placed_.erase(id);
+      placeAfterLayout(*cursor_, id, none);
+      if (!placed_.contains(id)) placed_[id] = old;  // no input drawn: where it was
+      PlayerNodeItem* item = nodes_.at(id);
+      moving_.push_back({item, item->pos(), toPoint(placed_.at(id))});
+    }
   }
   if (!animate || moving_.empty()) {
     finishAnimation();

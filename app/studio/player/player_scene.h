@@ -45,10 +45,12 @@ class PlayerScene : public QGraphicsScene {
   // Ends a running animation at its final state.
   void finishAnimation();
   // Where node `id` is drawn (once any animation ends): its place from the last
-  // moveNodesTo, else the replay's.
+  // moveNodesTo (or, for a node added after it, among the boxes it placed), else the
+  // replay's.
   NodePosition positionOf(NodeId id) const;
   // Moves the boxes of `to` to their new places (sliding over ~300 ms when `animate`,
-  // edges following); they keep these places at later steps.
+  // edges following); they keep these places at later steps. Boxes drawn but missing
+  // from `to` (a layout of an earlier step) move along with their first input in `to`.
   void moveNodesTo(const std::map<NodeId, NodePosition>& to, bool animate);
 
  Q_SIGNALS:
@@ -56,6 +58,9 @@ class PlayerScene : public QGraphicsScene {
 
  private:
   void addNode(const StepCursor& cursor, NodeId id);
+  // After a layout: places a new node among the boxes drawn (a place in `freed`, taken
+  // from its front, else right of its inputs), off any box drawn there.
+  void placeAfterLayout(const StepCursor& cursor, NodeId id, std::vector<NodePosition>& freed);
   void removeNode(NodeId id, bool animate);
   void rebuildEdges(const StepCursor& cursor, NodeId reader);
 

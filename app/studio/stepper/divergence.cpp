@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <tuple>
 
 namespace lsrl::studio {
 
@@ -72,19 +73,95 @@ int firstDifference(const std::vector<X>& x, const std::vector<Y>& y, double tol
   return x.size() == y.size() ? -1 : static_cast<int>(n);
 }
 
+// Reads through compiled labels: at least one side is a labelled compiled path and both
+// are traced.
+bool inProgramTerms(const StepperRun& a, const StepperRun& b) {
+  if (!a.hasNodeTrace() || !b.hasNodeTrace()) return false;
+  return (a.program != nullptr && !a.carriers.empty()) ||
+         (b.program != nullptr && !b.carriers.empty());
+}
+
+// The function of the sugar call that created node n ("f_larger"), or empty.
+std::string enclosingFunction(const Graph& g, NodeId n) {
+  const GroupId group = g.node(n).group;
+  if (group < 0 || static_cast<size_t>(group) >= g.groups().size()) return {};
+  return g.groups()[static_cast<size_t>(group)].function;
+}
+
+// One step's traced values of a run, each node read once.
+class StepValues {
+ public:
+  StepValues(const StepperRun& run, int t) : run_(run), t_(t) {}
+  double number(NodeId node, int c) {
+    auto it = numbers_.find(node);
+    if (it == numbers_.end()) it = numbers_.emplace(node, run_.value(node, t_)).first;
+    return it->second.at(static_cast<size_t>(c));
+  }
+  const Exact& exact(NodeId node, int c) {
+    auto it = exacts_.find(node);
+    if (it == exacts_.end())
+      it = exacts_.emplace(node, std::get<ExactTrace>(run_.trace).value(node, t_)).first;
+    return it->second.at(static_cast<size_t>(c));
+  }
+
+ private:
+  const StepperRun& run_;
+  int t_;
+  std::map<NodeId, std::vector<double>> numbers_;
+  std::map<NodeId, std::vector<Exact>> exacts_;
+};
+
+bool entriesDiffer(StepValues& va, std::pair<NodeId, int> x, StepValues& vb,
+                   std::pair<NodeId, int> y, bool exact, double tolerance) {
+  if (exact) return !(va.exact(x.first, x.second) == vb.exact(y.first, y.second));
+  const double p = va.number(x.first, x.second), q = vb.number(y.first, y.second);
+  return !(std::fabs(p - q) <= tolerance * std::max({1.0, std::fabs(p), std::fabs(q)}));
+}
+
+// "path node 9[2] in B" for the sides that are compiled paths.
+std::string heldByText(const StepperRun& a, std::pair<NodeId, int> x, const StepperRun& b,
+                       std::pair<NodeId, int> y) {
+  std::string out;
+  for (const auto& [run, at, side] : {std::tuple{&a, x, "A"}, std::tuple{&b, y, "B"}}) {
+    if (run->program == nullptr) continue;
+    if (!out.empty()) out += ", ";
+    out.append("path node ").append(std::to_string(at.first)).append("[");
+    out.append(std::to_string(at.second)).append("] in ").append(side);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<NodePair> comparedNodes(const StepperRun& a, const StepperRun& b, std::string* what) {
   std::vector<NodePair> pairs;
   if (sameGraph(a, b)) {
-    for (NodeId n : a.tracedNodes()) pairs.push_back({n, n, a.graph.node(n).name});
+    for (NodeId n : a.tracedNodes()) pairs.push_back({n, n, a.graph.node(n).name, false, {}});
     if (what) *what = "every program node (" + std::to_string(pairs.size()) + ")";
+    return pairs;
+  }
+  if (inProgramTerms(a, b)) {
+    const Graph& program = a.programGraph();
+    for (NodeId n : a.programOrder()) {
+      if (program.node(n).op == Op::Input) continue;  // equal by construction
+      for (int c = 0; c < program.node(n).dim; ++c) {
+        if (a.carrier(n, c) && b.carrier(n, c)) {
+          pairs.push_back({n, n, program.node(n).name, true, enclosingFunction(program, n)});
+          break;
+        }
+      }
+    }
+    if (what)
+      *what =
+          std::to_string(pairs.size()) +
+          " program nodes held by both runs (compiled paths read through their labels) + output";
+    pairs.push_back({kNoNode, kNoNode, "output", false, {}});
     return pairs;
   }
   if (const auto order = a.tracedNodes(); samePathStructure(a, b)) {
     const auto orderB = b.tracedNodes();
     for (size_t i = 0; i < order.size(); ++i)
-      pairs.push_back({order[i], orderB[i], a.graph.node(order[i]).name});
+      pairs.push_back({order[i], orderB[i], a.graph.node(order[i]).name, false, {}});
     if (what) *what = "every path node (" + std::to_string(pairs.size()) + "), paired by position";
     return pairs;
   }
@@ -95,7 +172,7 @@ std::vector<NodePair> comparedNodes(const StepperRun& a, const StepperRun& b, st
       if (it == namesB.end() || idA == a.graph.output() || it->second == b.graph.output()) continue;
       if (a.graph.node(idA).op == Op::Input) continue;  // equal by construction
       if (a.graph.node(idA).dim != b.graph.node(it->second).dim) continue;
-      pairs.push_back({idA, it->second, name});
+      pairs.push_back({idA, it->second, name, false, {}});
     }
     const auto order = a.tracedNodes();
     std::map<NodeId, size_t> rank;
@@ -109,7 +186,7 @@ std::vector<NodePair> comparedNodes(const StepperRun& a, const StepperRun& b, st
   } else if (what) {
     *what = "outputs only";
   }
-  pairs.push_back({kNoNode, kNoNode, "output"});
+  pairs.push_back({kNoNode, kNoNode, "output", false, {}});
   return pairs;
 }
 
@@ -121,8 +198,25 @@ Divergence firstDivergence(const StepperRun& a, const StepperRun& b, double tole
   const auto* ea = std::get_if<ExactTrace>(&a.trace);
   const auto* eb = std::get_if<ExactTrace>(&b.trace);
   for (int t = 0; t < steps; ++t) {
+    StepValues va(a, t), vb(b, t);
     for (const NodePair& p : pairs) {
       int c = -1;
+      if (p.inProgramTerms) {
+        for (int k = 0; k < a.programGraph().node(p.a).dim && c < 0; ++k) {
+          const auto x = a.carrier(p.a, k), y = b.carrier(p.b, k);
+          if (!x || !y || !entriesDiffer(va, *x, vb, *y, exact && ea && eb, tolerance)) continue;
+          c = k;
+          d.valueA = entryText(a, x->first, t, x->second);
+          d.valueB = entryText(b, y->first, t, y->second);
+          d.heldBy = heldByText(a, *x, b, *y);
+        }
+        if (c < 0) continue;
+        d.found = true;
+        d.step = t;
+        d.node = p;
+        d.component = c;
+        return d;
+      }
       if (p.a == kNoNode) {
         c = exact ? firstDifference(a.exactOutputs[static_cast<size_t>(t)],
                                     b.exactOutputs[static_cast<size_t>(t)], tolerance)
@@ -152,13 +246,15 @@ std::string Divergence::describe() const {
   if (node.a == kNoNode) {
     where = "output";
   } else {
-    where = "node " + std::to_string(node.a);
+    where = (node.inProgramTerms ? "program node " : "node ") + std::to_string(node.a);
     if (node.b != node.a) where += "/" + std::to_string(node.b);
     if (!node.name.empty()) where += " '" + node.name + "'";
   }
-  return "first divergence: t = " + std::to_string(step) + ", " + where + "[" +
-         std::to_string(component) + "]: " + valueA + " vs " + valueB + " (compared: " + compared +
-         ")";
+  where.append("[").append(std::to_string(component)).append("]");
+  if (!node.context.empty()) where += " in " + node.context;
+  if (!heldBy.empty()) where += " (" + heldBy + ")";
+  return "first divergence: t = " + std::to_string(step) + ", " + where + ": " + valueA + " vs " +
+         valueB + " (compared: " + compared + ")";
 }
 
 }  // namespace lsrl::studio

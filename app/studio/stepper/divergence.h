@@ -3,9 +3,12 @@
 // a tolerance (or at all, when both runs are exact).
 //
 // What is compared: two runs of the same graph (program vs program) compare every node;
-// a compiled path against anything compares the nodes that map by name (a name unique
-// in both graphs, on nodes of the same width) plus the outputs; a target model's run
-// compares outputs only. Divergence::compared says which.
+// a compiled path against a program run or another compiled path compares program nodes,
+// each component through the path component that carries it (core/compile/provenance.h),
+// so the divergence names the first program node where the two runs differ; two paths
+// without labels are paired node by node (same shape) or by shared names; a target
+// model's run compares outputs only. The outputs are compared last in every case.
+// Divergence::compared says which.
 #pragma once
 
 #include <string>
@@ -18,7 +21,9 @@ namespace lsrl::studio {
 struct NodePair {
   NodeId a = kNoNode;
   NodeId b = kNoNode;
-  std::string name;  // the shared name, or "output"
+  std::string name;             // the shared name, or "output"
+  bool inProgramTerms = false;  // a = b = a program node, read through what each run holds
+  std::string context;          // in program terms: the innermost sugar call, "f_larger"
 };
 
 struct Divergence {
@@ -27,6 +32,7 @@ struct Divergence {
   NodePair node;  // in run a's and run b's graphs
   int component = -1;
   std::string valueA, valueB;  // the two differing entries
+  std::string heldBy;          // in program terms: "path node 9[2] in B", or empty
   std::string compared;        // "every node (980)", "42 nodes mapped by name + output", ...
   // "first divergence: t = 17, node 412 'is_copy'[0]: 1 vs 0.99999" or "no divergence ...".
   std::string describe() const;

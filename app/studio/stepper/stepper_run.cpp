@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "core/compile/compiler.h"
+#include "core/compile/provenance.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {
@@ -50,6 +51,26 @@ void runTraced(const Graph& graph, const std::vector<std::vector<V>>& tokens, Pl
     if (progress.report) progress.report(t + 1, total, "running");
   }
   out.trace = std::move(trace);
+}
+
+// What each path component carries (provenance.h), as labels and per program node.
+void labelPath(const Graph& program, Backend backend, StepperRun& out) {
+  out.program = std::make_shared<const Graph>(program);
+  const PathProvenance p = tracePathProvenance(program, out.graph, backend);
+  out.carriedLabels.assign(p.carried.size(), {});
+  for (NodeId id = 0; id < static_cast<NodeId>(p.carried.size()); ++id) {
+    const auto& carried = p.carried[static_cast<size_t>(id)];
+    auto& labels = out.carriedLabels[static_cast<size_t>(id)];
+    for (int c = 0; c < static_cast<int>(carried.size()); ++c) {
+      const auto& k = carried[static_cast<size_t>(c)];
+      labels.push_back(k ? carriedLabel(program, *k) : std::string());
+      if (!k || k->relation != Carried::Relation::Same) continue;
+      auto& held = out.carriers[k->node];
+      if (held.empty()) held.assign(static_cast<size_t>(program.node(k->node).dim), {kNoNode, -1});
+      auto& slot = held[static_cast<size_t>(k->component)];
+      if (slot.first == kNoNode) slot = {id, c};  // the first (earliest) path node holding it
+    }
+  }
 }
 
 std::string formatOne(double x) {
@@ -102,6 +123,75 @@ std::string StepperRun::outputText(int t) const {
   return formatDouble(floatOutputs.at(static_cast<size_t>(t)));
 }
 
+std::string StepperRun::componentLabel(NodeId id, int c) const {
+  if (static_cast<size_t>(id) < carriedLabels.size()) {
+    const auto& labels = carriedLabels[static_cast<size_t>(id)];
+    if (static_cast<size_t>(c) < labels.size() && !labels[static_cast<size_t>(c)].empty())
+      return labels[static_cast<size_t>(c)];
+  }
+  // Appended piece by piece: GCC 12's -Wrestrict misfires on chained "#" + ... + "]".
+  std::string label = graph.node(id).name;
+  if (label.empty()) label.append("#").append(std::to_string(id));
+  return label.append("[").append(std::to_string(c)).append("]");
+}
+
+std::vector<NodeId> StepperRun::programOrder() const {
+  return program ? program->topologicalOrder() : tracedNodes();
+}
+
+std::optional<std::pair<NodeId, int>> StepperRun::carrier(NodeId p, int c) const {
+  if (!program) {
+    if (!traces(p) || c < 0 || c >= graph.node(p).dim) return std::nullopt;
+    return std::pair{p, c};
+  }
+  const auto it = carriers.find(p);
+  if (it == carriers.end() || c < 0 || static_cast<size_t>(c) >= it->second.size() ||
+      it->second[static_cast<size_t>(c)].first == kNoNode ||
+      !traces(it->second[static_cast<size_t>(c)].first))
+    return std::nullopt;
+  return it->second[static_cast<size_t>(c)];
+}
+
+bool StepperRun::holdsProgramNode(NodeId p) const {
+  if (!hasNodeTrace()) return false;
+  if (!program) return traces(p);
+  const auto it = carriers.find(p);
+  if (it == carriers.end() || it->second.empty()) return false;
+  for (int c = 0; c < static_cast<int>(it->second.size()); ++c)
+    if (!carrier(p, c)) return false;
+  return true;
+}
+
+namespace {
+
+// Program node p's components gathered from the run's traced nodes, each node read once.
+template <class V, class Read>
+std::vector<V> gather(const StepperRun& run, NodeId p, Read read) {
+  const auto& held = run.carriers.at(p);
+  std::map<NodeId, std::vector<V>> values;
+  std::vector<V> out;
+  for (const auto& [node, c] : held) {
+    auto it = values.find(node);
+    if (it == values.end()) it = values.emplace(node, read(node)).first;
+    out.push_back(it->second.at(static_cast<size_t>(c)));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<double> StepperRun::programValue(NodeId p, int t) const {
+  if (!program) return value(p, t);
+  return gather<double>(*this, p, [&](NodeId n) { return value(n, t); });
+}
+
+std::string StepperRun::programValueText(NodeId p, int t) const {
+  if (!program) return valueText(p, t);
+  if (const auto* e = std::get_if<ExactTrace>(&trace))
+    return formatExact(gather<Exact>(*this, p, [&](NodeId n) { return e->value(n, t); }));
+  return formatDouble(programValue(p, t));
+}
+
 std::string formatExact(const std::vector<Exact>& v) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i].toString();
@@ -133,6 +223,10 @@ StepperRun runEngine(const Graph& program, const EngineSpec& spec, const ExactSe
     };
     out.graph = compile(program, options).path;
     out.compileSeconds = secondsSince(start);
+    if (progress.report) progress.report(0, 0, "labelling the path with program values");
+    const auto labelStart = std::chrono::steady_clock::now();
+    labelPath(program, options.backend, out);
+    out.labelSeconds = secondsSince(labelStart);
   }
   checkCancel(progress);
 

@@ -10,6 +10,8 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -52,6 +54,14 @@ struct StepperRun {
   std::vector<std::vector<double>> floatOutputs;  // every run (roundings of exact ones)
   double compileSeconds = 0;
   double runSeconds = 0;
+  double labelSeconds = 0;  // compiled runs: tracePathProvenance
+  // Compiled runs: the program, and what each path component carries in its terms
+  // (core/compile/provenance.h): a label per component ("query[1]"; empty where unknown)
+  // and, per program node, the path node and component holding each of its components
+  // ((kNoNode, -1) where none does).
+  std::shared_ptr<const Graph> program;
+  std::vector<std::vector<std::string>> carriedLabels;
+  std::map<NodeId, std::vector<std::pair<NodeId, int>>> carriers;
 
   int steps() const { return static_cast<int>(floatOutputs.size()); }
   bool hasNodeTrace() const { return trace.index() != 0; }
@@ -64,6 +74,19 @@ struct StepperRun {
   std::vector<double> value(NodeId id, int t) const;
   std::string valueText(NodeId id, int t) const;
   std::string outputText(int t) const;
+
+  // A traced node's component as a person reads it: the program value a compiled path's
+  // component carries ("query[1]"), else the node's name (or #id) and the index.
+  std::string componentLabel(NodeId id, int c) const;
+  // The program's nodes, topological order (for a program run: its traced nodes).
+  std::vector<NodeId> programOrder() const;
+  const Graph& programGraph() const { return program ? *program : graph; }
+  // Where this run holds program node p's component c (a traced node and component).
+  std::optional<std::pair<NodeId, int>> carrier(NodeId p, int c) const;
+  // True when every component of program node p is held, so that its value can be shown.
+  bool holdsProgramNode(NodeId p) const;
+  std::vector<double> programValue(NodeId p, int t) const;
+  std::string programValueText(NodeId p, int t) const;
 };
 
 struct RunProgress {

@@ -197,7 +197,7 @@ QWidget* StepperView::buildResultPanel() {
   output_->setMinimumHeight(70);
   divergenceLabel_ = new QLabel(panel);
   divergenceLabel_->setWordWrap(true);
-  divergenceLabel_->setMinimumHeight(64);
+  divergenceLabel_->setMinimumHeight(divergenceLabel_->fontMetrics().lineSpacing() * 7);
   divergenceLabel_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   divergenceLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   divergenceButton_ = new QPushButton(tr("Go to first divergence"), panel);
@@ -484,7 +484,9 @@ void StepperView::goToDivergence() {
   if (!divergence_ || !divergence_->found) return;
   goToStep(divergence_->step);
   const NodePair& n = divergence_->node;
-  if (runA_->spec.source == RunSource::Program && n.a != kNoNode)
+  if (n.inProgramTerms)
+    graph_->centerOnNode(n.a);
+  else if (runA_->spec.source == RunSource::Program && n.a != kNoNode)
     graph_->centerOnNode(n.a);
   else if (runB_ && runB_->spec.source == RunSource::Program && n.b != kNoNode)
     graph_->centerOnNode(n.b);
@@ -515,15 +517,23 @@ void StepperView::refreshStep() {
   forwardButton_->setEnabled(step_ + 1 < stepCount());
   tokens_->setCurrentRow(step_);
 
-  // The graph shows a program run's values (A, else B): compiled paths have other nodes.
-  const StepperRun* shown = nullptr;
-  if (runA_->spec.source == RunSource::Program)
-    shown = runA_.get();
-  else if (runB_ && runB_->spec.source == RunSource::Program)
-    shown = runB_.get();
+  // The graph shows A's values, else B's: a program run's, or a compiled path's read
+  // through its labels (the program nodes it carries whole).
+  auto showsProgram = [](const StepperRun* r) {
+    return r != nullptr && r->hasNodeTrace() &&
+           (r->spec.source == RunSource::Program || !r->carriers.empty());
+  };
+  const StepperRun* shown = showsProgram(runA_.get())   ? runA_.get()
+                            : showsProgram(runB_.get()) ? runB_.get()
+                                                        : nullptr;
   NodeId marked = kNoNode;
-  if (divergence_ && divergence_->found && divergence_->step == step_ && shown != nullptr)
-    marked = shown == runA_.get() ? divergence_->node.a : divergence_->node.b;
+  if (divergence_ && divergence_->found && divergence_->step == step_ && shown != nullptr) {
+    const NodePair& n = divergence_->node;
+    if (n.inProgramTerms)
+      marked = n.a;
+    else if (shown->spec.source == RunSource::Program)
+      marked = shown == runA_.get() ? n.a : n.b;
+  }
   graph_->showValues(shown, step_, marked);
   graphCaption_->setText(
       shown != nullptr
@@ -531,8 +541,7 @@ void StepperView::refreshStep() {
                "value)")
                 .arg(qs(shown->spec.label()))
                 .arg(step_)
-          : tr("Graph: no program run to show (a compiled model's nodes are not the program's); "
-               "its states are in the watch list"));
+          : tr("Graph: no values to show (a target model's run gives outputs only)"));
 
   QString html = QStringLiteral("<span style='font-size:20pt; font-weight:bold'>%1</span>")
                      .arg(qs(runA_->outputText(step_)).toHtmlEscaped());
@@ -595,8 +604,8 @@ void StepperView::refreshWatch() {
   watch_->clear();
   const bool have = runA_ && step_ >= 0;
   auto valueIn = [&](const StepperRun* run, NodeId id) -> QString {
-    if (run == nullptr || run->spec.source != RunSource::Program || !run->traces(id)) return {};
-    return qs(run->valueText(id, step_));
+    if (run == nullptr || !run->holdsProgramNode(id)) return {};
+    return qs(run->programValueText(id, step_));
   };
   const Graph& g = doc_->graph();
   for (NodeId id : watched_) {
@@ -617,9 +626,10 @@ void StepperView::refreshWatch() {
     output->setText(1, qs(runA_->outputText(step_)));
     if (runB_) output->setText(2, qs(runB_->outputText(step_)));
   }
-  // The first divergent node of two compiled paths (not a program node: not listed above).
+  // The first divergent node of two compiled paths compared node by node (not a program
+  // node: not listed above).
   if (have && runB_ && divergence_ && divergence_->found && divergence_->node.a != kNoNode &&
-      runA_->spec.source == RunSource::Compiled) {
+      !divergence_->node.inProgramTerms && runA_->spec.source == RunSource::Compiled) {
     const NodePair& n = divergence_->node;
     auto* item = new QTreeWidgetItem(
         watch_, {tr("divergent path node %1").arg(nodeTitle(runA_->graph, n.a)),
@@ -638,6 +648,9 @@ void StepperView::refreshWatch() {
       auto* item = new QTreeWidgetItem(top, {nodeTitle(run->graph, id)});
       item->setText(1 + which, qs(run->valueText(id, step_)));
       item->setToolTip(1 + which, item->text(1 + which));
+      QStringList carried;
+      for (int c = 0; c < run->graph.node(id).dim; ++c) carried << qs(run->componentLabel(id, c));
+      item->setToolTip(0, tr("components: %1").arg(carried.join(", ")));
     }
     top->setExpanded(true);
   }
@@ -658,7 +671,7 @@ std::vector<StateSeries> StepperView::stateSeries() const {
     s.title = run.spec.source == RunSource::Program
                   ? "LinState " + std::to_string(id) + " '" + base + "'"
                   : "layer " + std::to_string(layer) + " state '" + base + "'";
-    for (int i = 0; i < node.dim; ++i) s.labels.push_back(base + "[" + std::to_string(i) + "]");
+    for (int i = 0; i < node.dim; ++i) s.labels.push_back(run.componentLabel(id, i));
     for (int t = 0; t < run.steps(); ++t) s.values.push_back(run.value(id, t));
     out.push_back(std::move(s));
     ++layer;

@@ -64,14 +64,19 @@ void ValueGraphView::showValues(const StepperRun* run, int t, NodeId marked) {
 }
 
 void ValueGraphView::applyTint() {
+  // The marked node may sit inside a collapsed group: its box is marked instead.
+  const auto markedRef = marked_ == kNoNode ? std::nullopt : scene_->visibleRefOfNode(marked_);
+  const BoxItem* markedBox = markedRef ? scene_->boxOf(*markedRef) : nullptr;
   for (BoxItem* box : scene_->boxes()) {
     QGraphicsRectItem* tint = nullptr;
     for (QGraphicsItem* child : box->childItems())
       if (child->data(kTintKey).toBool()) tint = static_cast<QGraphicsRectItem*>(child);
     const NodeId node = box->outputNode();
-    const bool has = run_ != nullptr && run_->hasNodeTrace() && step_ >= 0 &&
-                     step_ < run_->steps() && run_->traces(node);
-    if (!has) {
+    // A compiled run shows the program nodes its path carries whole (provenance labels).
+    const bool has =
+        run_ != nullptr && step_ >= 0 && step_ < run_->steps() && run_->holdsProgramNode(node);
+    const bool isMarked = box == markedBox;
+    if (!has && !isMarked) {
       delete tint;
       continue;
     }
@@ -79,17 +84,21 @@ void ValueGraphView::applyTint() {
       tint = new QGraphicsRectItem(box->boxRect(), box);
       tint->setData(kTintKey, true);
     }
-    QColor c = colorFor(run_->value(node, step_));
+    tint->setPen(isMarked ? QPen(QColor(220, 0, 0), 6) : QPen(Qt::NoPen));
+    if (!has) {
+      tint->setBrush(Qt::NoBrush);
+      tint->setToolTip(QStringLiteral("first divergence: node #%1 inside").arg(marked_));
+      continue;
+    }
+    QColor c = colorFor(run_->programValue(node, step_));
     c.setAlpha(150);
     tint->setBrush(c);
-    const bool isMarked = node == marked_;
-    tint->setPen(isMarked ? QPen(QColor(220, 0, 0), 6) : QPen(Qt::NoPen));
-    const std::string& name = run_->graph.node(node).name;
+    const std::string& name = run_->programGraph().node(node).name;
     tint->setToolTip(QStringLiteral("#%1 %2\nt = %3: %4")
                          .arg(node)
                          .arg(QString::fromStdString(name))
                          .arg(step_)
-                         .arg(QString::fromStdString(run_->valueText(node, step_))));
+                         .arg(QString::fromStdString(run_->programValueText(node, step_))));
   }
 }
 
