@@ -9,8 +9,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-# Optional components: OFF until their CMake exists. Flip them here (or in the env).
-LSRL_COMPONENTS=${LSRL_COMPONENTS:-"-DLSRL_WITH_GUI=ON -DLSRL_WITH_VULKAN=OFF -DLSRL_WITH_PYTHON=OFF"}
+# Optional components (Python: OFF until its CMake exists). Flip them here (or in the env).
+LSRL_COMPONENTS=${LSRL_COMPONENTS:-"-DLSRL_WITH_GUI=ON -DLSRL_WITH_VULKAN=ON -DLSRL_WITH_PYTHON=OFF"}
 JOBS=${JOBS:-$(nproc)}
 
 flavour=${1:-release}

@@ -26,6 +26,7 @@ constexpr Subcommand kSubcommands[] = {
     {"compile", "compile a program into a model file (path of layers)", cmdCompile},
     {"export", "write a compiled model's weights for a target (safetensors, npz)", cmdExport},
     {"noise", "weight-noise robustness of compiled models (paper Fig. 4)", cmdNoise},
+    {"devices", "list the Vulkan compute devices (and why there are none)", cmdDevices},
 };
 
 void printUsage(std::ostream& os) {

@@ -5,6 +5,7 @@
 #include "app/cli/args.h"
 #include "app/cli/bench_compile.h"
 #include "app/cli/bench_run.h"
+#include "app/cli/bench_vulkan.h"
 #include "app/cli/commands.h"
 #include "core/util/error.h"
 
@@ -12,21 +13,25 @@ namespace lsrl::cli {
 
 int cmdBench(const Argv& argv, std::ostream& out) {
   const CommandSpec spec{
-      "lsrl bench run|compile [--tokens N] [--exact-tokens N] [--repeats R]\n"
+      "lsrl bench run|compile|vulkan [--tokens N] [--exact-tokens N] [--repeats R]\n"
       "                       [--programs a,b] [--variants a,b] [--backends a,b] [--no-optimize]",
       "Benchmarks. `compile`: compile() time (median of R runs) and compiled sizes of\n"
       "tok2tok (L=3) and vec2vec (n=2, m=1) per variant and backend; --no-optimize adds the\n"
       "plain paper algorithm beside the optimised compile. `run`: tokens per second of DAG "
       "execution of tok2tok (L=3, direct) and\n"
       "vec2vec (n=2, m=1, direct), float64 and exact, one thread, median of R runs after a\n"
-      "warm-up. Build in Release for meaningful figures. The last line is one JSON object.",
+      "warm-up. `vulkan`: copy vs diagonal-scan bandwidth on the Vulkan device and the UA\n"
+      "heat-map job (4,096 vec2vec sequences) on the fp32 CPU runner and on Vulkan.\n"
+      "Build in Release for meaningful figures. The last line is one JSON object.",
       {{"tokens", "N", "float64 input length (default 10000)"},
        {"exact-tokens", "N", "exact input length (default 10000)"},
        {"repeats", "R", "timed runs per figure (default 5)"},
        {"programs", "LIST", "compile: programs (default tok2tok,vec2vec)"},
        {"variants", "LIST", "compile: conditional variants (default all five)"},
        {"backends", "LIST", "compile: float64,exact (default both)"},
-       {"no-optimize", "", "compile: also compile without the size optimisations"}},
+       {"no-optimize", "", "compile: also compile without the size optimisations"},
+       {"no-ua", "", "vulkan: kernels only, no UA heat-map job"},
+       {"grid", "G", "vulkan: G x G queries in the UA job (default 64)"}},
       1,
       1};
   const auto args = parseOrHelp(spec, argv, out);
@@ -46,8 +51,16 @@ int cmdBench(const Argv& argv, std::ostream& out) {
     }
     return benchCompile(options, out);
   }
+  if (which == "vulkan") {
+    BenchVulkanOptions options;
+    if (args->has("repeats"))
+      options.repeats = parseIntValue(args->get("repeats"), "--repeats", 1, 1000);
+    if (args->has("grid")) options.grid = parseIntValue(args->get("grid"), "--grid", 1, 1024);
+    options.uaJob = !args->has("no-ua");
+    return benchVulkan(options, out);
+  }
   if (which != "run") {
-    throw Error("unknown benchmark \"" + which + "\" (available: run, compile)");
+    throw Error("unknown benchmark \"" + which + "\" (available: run, compile, vulkan)");
   }
   BenchRunOptions options;
   auto count = [&](const char* name, int& field) {

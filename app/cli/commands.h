@@ -19,5 +19,6 @@ int cmdBench(const Argv& args, std::ostream& out);
 int cmdCompile(const Argv& args, std::ostream& out);
 int cmdExport(const Argv& args, std::ostream& out);
 int cmdNoise(const Argv& args, std::ostream& out);
+int cmdDevices(const Argv& args, std::ostream& out);
 
 }  // namespace lsrl::cli

@@ -1,0 +1,207 @@
+#include "app/cli/bench_vulkan.h"
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "core/util/error.h"
+
+#ifdef LSRL_HAVE_VULKAN
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "core/batch/cpu_runner.h"
+#include "core/compile/compiler.h"
+#include "core/programs/prompts.h"
+#include "core/programs/vec2vec.h"
+#include "core/run/executor.h"
+#include "core/vulkan/copy_kernel.h"
+#include "core/vulkan/layer_runner.h"
+#include "core/vulkan/scan_kernels.h"
+#endif
+
+namespace lsrl::cli {
+
+#ifdef LSRL_HAVE_VULKAN
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+template <class F>
+double medianMs(int repeats, F run) {
+  run();  // warm-up
+  std::vector<double> ms;
+  for (int r = 0; r < repeats; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    run();
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return median(ms);
+}
+
+std::string fmt(const char* f, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, x);
+  return buf;
+}
+
+// The UA job's inputs: one sequence per grid query, [query token, prompt tokens...].
+struct UaJob {
+  batch::LayerProgram program;
+  Graph path;
+  batch::SeriesShape shape;
+  std::vector<float> tokens;
+  std::vector<std::vector<double>> queries;
+};
+
+UaJob makeUaJob(const BenchVulkanOptions& o) {
+  Vec2vecParams params;
+  params.n = 2;
+  params.m = 1;
+  params.conditional = Conditional::Multiplicative;
+  CompileOptions c;
+  c.recordHistory = false;  // exact backend, optimised: the defaults
+  UaJob job;
+  job.path = compile(buildVec2vec(params), c).path;
+  job.program = batch::layerProgramFromPath(job.path);
+  const TargetFunction f = smoothTestFunction(2, 1, 1);
+  const ExactSequence prompt = vec2vecPromptTokens(2, 1, o.cells, f);
+  job.shape = {o.grid * o.grid, static_cast<int>(prompt.size()) + 1, job.program.inputWidth};
+  std::vector<float> promptFloats;
+  for (const ExactVector& v : prompt)
+    for (const Exact& e : v) promptFloats.push_back(static_cast<float>(e.toDouble()));
+  for (int i = 0; i < o.grid; ++i) {
+    for (int j = 0; j < o.grid; ++j) {
+      const std::vector<double> x{(i + 0.5) / o.grid, (j + 0.5) / o.grid};
+      job.queries.push_back(x);
+      for (const Exact& e : vec2vecQueryToken({Exact(x[0]), Exact(x[1])}, 1))
+        job.tokens.push_back(static_cast<float>(e.toDouble()));
+      job.tokens.insert(job.tokens.end(), promptFloats.begin(), promptFloats.end());
+    }
+  }
+  return job;
+}
+
+// The heat map: each sequence's last output.
+std::vector<double> lastOutputs(const std::vector<float>& outputs, const batch::SeriesShape& s,
+                                int width) {
+  std::vector<double> out;
+  for (int b = 0; b < s.batch; ++b)
+    out.push_back(outputs[(static_cast<size_t>(b) * s.steps + s.steps - 1) * width]);
+  return out;
+}
+
+}  // namespace
+
+int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
+  auto dev = gpu::Device::open();
+  const gpu::DeviceInfo& info = dev->info();
+  nlohmann::ordered_json j;
+  j["bench"] = "vulkan";
+  j["device"] = info.name;
+  j["subgroup_size"] = info.subgroupSize;
+  out << "device: " << info.name << " (" << info.type << ", subgroup " << info.subgroupSize
+      << ")\n";
+  if (info.timestampPeriodNs <= 0)
+    throw Error("bench vulkan: the device has no compute timestamps");
+
+  // Bandwidths: the same number of bytes for the copy and for the scan (B=4, T=4096, C=1024).
+  const batch::SeriesShape scanShape{4, 4096, 1024};
+  const double scanBytes = gpu::ScanKernels::diagScanBytes(scanShape);
+  const size_t copyBytes = static_cast<size_t>(scanBytes / 2) & ~size_t{15};
+  const double copyMs = gpu::timeCopy(*dev, copyBytes, o.repeats);
+  const double copyGBs = 2.0 * copyBytes / (copyMs * 1e6);
+  gpu::ScanKernels scans(*dev);
+  gpu::ScanOptions chunked;  // Auto
+  gpu::ScanOptions sequential;
+  sequential.path = gpu::ScanPath::Sequential;
+  const double chunkedMs = scans.timeDiagScan(scanShape, chunked, o.repeats);
+  const double sequentialMs = scans.timeDiagScan(scanShape, sequential, o.repeats);
+  const double chunkedGBs = scanBytes / (chunkedMs * 1e6);
+  const double sequentialGBs = scanBytes / (sequentialMs * 1e6);
+  out << "copy            " << fmt("%8.3f ms", copyMs) << fmt("  %7.2f GB/s", copyGBs) << "\n"
+      << "scan (" << gpu::scanPathName(scans.resolve(chunked)) << ", chunked) "
+      << fmt("%8.3f ms", chunkedMs) << fmt("  %7.2f GB/s", chunkedGBs)
+      << fmt("  = %.0f%% of copy", 100 * chunkedGBs / copyGBs) << "\n"
+      << "scan (sequential) " << fmt("%8.3f ms", sequentialMs) << fmt("  %7.2f GB/s", sequentialGBs)
+      << fmt("  = %.0f%% of copy", 100 * sequentialGBs / copyGBs) << "\n";
+  j["copy_ms"] = copyMs;
+  j["copy_gb_per_s"] = copyGBs;
+  j["scan_path"] = gpu::scanPathName(scans.resolve(chunked));
+  j["scan_ms"] = chunkedMs;
+  j["scan_gb_per_s"] = chunkedGBs;
+  j["scan_over_copy"] = chunkedGBs / copyGBs;
+  j["sequential_scan_ms"] = sequentialMs;
+  j["sequential_scan_gb_per_s"] = sequentialGBs;
+  j["sequential_over_copy"] = sequentialGBs / copyGBs;
+
+  if (o.uaJob) {
+    const UaJob job = makeUaJob(o);
+    out << "UA job: vec2vec n=2 m=1 multiplicative (exact compile, optimised, fp32), N=" << o.cells
+        << " (" << job.shape.steps - 1 << "-token prompt), " << o.grid << "x" << o.grid
+        << " queries = " << job.shape.batch << " sequences\n";
+    std::vector<float> cpu, gpuOut;
+    const double cpuMs =
+        medianMs(o.repeats, [&] { cpu = batch::runLayersCpu(job.program, job.shape, job.tokens); });
+    gpu::LayerRunner runner(*dev, job.program);
+    gpu::LayerRunTiming timing;
+    const double gpuMs =
+        medianMs(o.repeats, [&] { gpuOut = runner.run(job.shape, job.tokens, {}, &timing); });
+    const std::vector<double> cpuMap = lastOutputs(cpu, job.shape, job.program.outputWidth);
+    const std::vector<double> gpuMap = lastOutputs(gpuOut, job.shape, job.program.outputWidth);
+    // The float64 CPU heat map (the plan executor on the same compiled path).
+    std::vector<double> f64Map;
+    Executor<double> ex(job.path);
+    const size_t perSeq = static_cast<size_t>(job.shape.steps) * job.shape.channels;
+    for (int b = 0; b < job.shape.batch; ++b) {
+      FloatSequence xs;
+      for (int t = 0; t < job.shape.steps; ++t) {
+        const float* row =
+            job.tokens.data() + perSeq * b + static_cast<size_t>(t) * job.shape.channels;
+        xs.emplace_back(row, row + job.shape.channels);
+      }
+      f64Map.push_back(ex.run(xs).back().at(0));
+    }
+    double agree = 0, cpuErr = 0, gpuErr = 0;
+    for (size_t i = 0; i < cpuMap.size(); ++i) {
+      agree = std::max(agree, std::fabs(gpuMap[i] - cpuMap[i]) / (1 + std::fabs(cpuMap[i])));
+      cpuErr = std::max(cpuErr, std::fabs(cpuMap[i] - f64Map[i]));
+      gpuErr = std::max(gpuErr, std::fabs(gpuMap[i] - f64Map[i]));
+    }
+    const double tokens = static_cast<double>(job.shape.batch) * job.shape.steps;
+    out << "  cpu fp32   " << fmt("%9.1f ms", cpuMs)
+        << fmt("  %8.2f M tokens/s", tokens / (cpuMs * 1e3)) << "\n"
+        << "  vulkan     " << fmt("%9.1f ms", gpuMs)
+        << fmt("  %8.2f M tokens/s", tokens / (gpuMs * 1e3))
+        << fmt("  (kernels %.1f ms)", timing.kernelMs) << "\n"
+        << "  vulkan vs cpu fp32: max |diff|/(1+|cpu|) = " << fmt("%.2e", agree) << "\n"
+        << "  max |error| vs float64: cpu fp32 " << fmt("%.3g", cpuErr) << ", vulkan "
+        << fmt("%.3g", gpuErr) << "\n";
+    j["ua_sequences"] = job.shape.batch;
+    j["ua_tokens_per_sequence"] = job.shape.steps;
+    j["ua_cpu_fp32_ms"] = cpuMs;
+    j["ua_vulkan_ms"] = gpuMs;
+    j["ua_vulkan_kernel_ms"] = timing.kernelMs;
+    j["ua_vulkan_over_cpu_speedup"] = cpuMs / gpuMs;
+    j["ua_vulkan_vs_cpu_max_rel_diff"] = agree;
+    j["ua_cpu_fp32_max_error_vs_float64"] = cpuErr;
+    j["ua_vulkan_max_error_vs_float64"] = gpuErr;
+  }
+  out << j.dump() << "\n";
+  return 0;
+}
+
+#else
+
+int benchVulkan(const BenchVulkanOptions&, std::ostream&) {
+  throw Error("this lsrl was built without Vulkan (LSRL_WITH_VULKAN=OFF)");
+}
+
+#endif
+
+}  // namespace lsrl::cli

@@ -1,0 +1,25 @@
+// `lsrl bench vulkan`: on the chosen Vulkan device, a copy kernel's bandwidth and the
+// diagonal scan's effective bandwidth (a and b read once + h written once, over kernel
+// time), chunked and plain sequential, with their ratio to the copy; then the UA heat-map
+// job (vec2vec n=2, m=1, multiplicative, compiled exactly with optimisation, rounded to
+// fp32; N=32 prompt of 1,024 tokens; 64×64 query grid = 4,096 sequences) on the fp32 CPU
+// runner and on Vulkan (median of `repeats` after a warm-up), their agreement, and both
+// heat maps' error against the float64 CPU heat map. A benchmark, not a timed test.
+#pragma once
+
+#include <iosfwd>
+
+namespace lsrl::cli {
+
+struct BenchVulkanOptions {
+  int repeats = 3;
+  int grid = 64;      // queries per side
+  int cells = 32;     // N: prompt of N² tokens
+  bool uaJob = true;  // --no-ua: kernels only
+};
+
+// Prints a table, then ONE JSON line of the figures. Throws lsrl::Error (VulkanUnavailable
+// when there is no device).
+int benchVulkan(const BenchVulkanOptions& options, std::ostream& out);
+
+}  // namespace lsrl::cli

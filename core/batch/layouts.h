@@ -1,0 +1,37 @@
+// The fp32 batch layouts shared by the CPU kernels (core/batch) and their Vulkan twins
+// (core/vulkan): plain row-major float arrays, described by small shape structs.
+//
+//   batch of vectors   x[b][i]          B × n, i innermost
+//   time series        x[b][t][c]       B × T × C, channel innermost
+//   complex series     x[b][t][c][2]    (re, im) interleaved
+//   CSR matrix         rowPtr (m+1), col, val: y = A·x + bias, A is m × n
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace lsrl::batch {
+
+struct CsrMatrix {
+  int rows = 0;
+  int cols = 0;
+  std::vector<uint32_t> rowPtr{0};
+  std::vector<uint32_t> col;
+  std::vector<float> val;
+};
+
+struct SeriesShape {
+  int batch = 1;     // B
+  int steps = 1;     // T
+  int channels = 1;  // C (for complex series: complex channels)
+};
+
+// Strides (in elements, per channel slot) of the transition a_t of a diagonal scan: a
+// LinState's constant diagonal has batchStride = stepStride = 0 (one a[c] for all), a
+// seed model's input-dependent gate has the full series' strides.
+struct TransitionStrides {
+  long long batchStride = 0;
+  long long stepStride = 0;
+};
+
+}  // namespace lsrl::batch

@@ -1,0 +1,622 @@
+// The only unit that includes vulkan.hpp (see device.h). Functions are loaded at run time
+// through vk::DynamicLoader, so nothing links libvulkan.
+#define VULKAN_HPP_DISPATCH_LOADER_DYNAMIC 1
+#include "core/vulkan/device.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <vulkan/vulkan.hpp>
+
+VULKAN_HPP_DEFAULT_DISPATCH_LOADER_DYNAMIC_STORAGE
+
+namespace lsrl::gpu {
+
+namespace {
+
+constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+
+bool envFlag(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::string(v) == "1";
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string typeName(vk::PhysicalDeviceType t) {
+  switch (t) {
+    case vk::PhysicalDeviceType::eDiscreteGpu:
+      return "discrete";
+    case vk::PhysicalDeviceType::eIntegratedGpu:
+      return "integrated";
+    case vk::PhysicalDeviceType::eVirtualGpu:
+      return "virtual";
+    case vk::PhysicalDeviceType::eCpu:
+      return "cpu";
+    default:
+      return "other";
+  }
+}
+
+// The loader and one instance for the process (device functions go through the loader's
+// trampolines, so any number of devices share the one dispatcher).
+struct Runtime {
+  vk::DynamicLoader loader;
+  vk::Instance instance;
+  bool validation = false;
+  vk::DebugUtilsMessengerEXT messenger;
+  std::mutex messagesMutex;
+  std::vector<std::string> errors;
+};
+
+VKAPI_ATTR VkBool32 VKAPI_CALL onValidationMessage(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                   VkDebugUtilsMessageTypeFlagsEXT,
+                                                   const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                                   void* user) {
+  if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) {
+    auto* rt = static_cast<Runtime*>(user);
+    const std::lock_guard lock(rt->messagesMutex);
+    rt->errors.emplace_back(data->pMessage != nullptr ? data->pMessage : "(no message)");
+  }
+  return VK_FALSE;
+}
+
+// Created on first use; validation is decided then (option or LSRL_VULKAN_VALIDATION=1).
+// It lives until the process ends, never destroyed: destroying the instance unloads the
+// driver and the layers, after which leak checkers cannot name what those libraries
+// left behind (scripts/lsan.supp suppresses their leaks by library name).
+Runtime& runtime(bool validation) {
+  static std::mutex mutex;
+  static Runtime* rt = nullptr;
+  const std::lock_guard lock(mutex);
+  if (rt != nullptr) return *rt;
+  auto made = std::make_unique<Runtime>();
+  try {
+    made->loader = vk::DynamicLoader();
+  } catch (const std::exception& e) {
+    throw VulkanUnavailable(std::string("no Vulkan loader (libvulkan.so.1): ") + e.what());
+  }
+  auto getProc = made->loader.getProcAddress<PFN_vkGetInstanceProcAddr>("vkGetInstanceProcAddr");
+  if (getProc == nullptr) throw VulkanUnavailable("the Vulkan loader has no vkGetInstanceProcAddr");
+  VULKAN_HPP_DEFAULT_DISPATCHER.init(getProc);
+
+  validation = validation || envFlag("LSRL_VULKAN_VALIDATION");
+  std::vector<const char*> layers, extensions;
+  if (validation) {
+    const auto available = vk::enumerateInstanceLayerProperties();
+    const bool has = std::any_of(available.begin(), available.end(), [](const auto& l) {
+      return std::strcmp(l.layerName, kValidationLayer) == 0;
+    });
+    if (has) {
+      layers.push_back(kValidationLayer);
+      extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    }
+    validation = has;
+  }
+  const vk::ApplicationInfo app("lsrl", 1, "lsrl", 1, VK_API_VERSION_1_1);
+  try {
+    made->instance = vk::createInstance(vk::InstanceCreateInfo({}, &app, layers, extensions));
+  } catch (const vk::SystemError& e) {
+    // With no driver installed vkCreateInstance fails (ErrorIncompatibleDriver) rather
+    // than listing zero devices.
+    throw VulkanUnavailable(std::string("no Vulkan driver: ") + e.what());
+  }
+  VULKAN_HPP_DEFAULT_DISPATCHER.init(made->instance);
+  made->validation = validation;
+  if (validation) {
+    using S = vk::DebugUtilsMessageSeverityFlagBitsEXT;
+    using T = vk::DebugUtilsMessageTypeFlagBitsEXT;
+    made->messenger =
+        made->instance.createDebugUtilsMessengerEXT(vk::DebugUtilsMessengerCreateInfoEXT(
+            {}, S::eError | S::eWarning, T::eGeneral | T::eValidation | T::ePerformance,
+            &onValidationMessage, made.get()));
+  }
+  rt = made.release();
+  return *rt;
+}
+
+DeviceInfo describe(vk::PhysicalDevice pd, int index) {
+  DeviceInfo info;
+  info.index = index;
+  const auto props = pd.getProperties();
+  info.name = props.deviceName.data();
+  info.type = typeName(props.deviceType);
+  info.apiVersion = props.apiVersion;
+  info.apiVersionText = std::to_string(VK_API_VERSION_MAJOR(props.apiVersion)) + "." +
+                        std::to_string(VK_API_VERSION_MINOR(props.apiVersion)) + "." +
+                        std::to_string(VK_API_VERSION_PATCH(props.apiVersion));
+  info.maxWorkgroupSize = props.limits.maxComputeWorkGroupInvocations;
+  info.maxSharedMemory = props.limits.maxComputeSharedMemorySize;
+  info.maxStorageBufferRange = props.limits.maxStorageBufferRange;
+
+  const auto chain =
+      pd.getProperties2<vk::PhysicalDeviceProperties2, vk::PhysicalDeviceSubgroupProperties,
+                        vk::PhysicalDeviceDriverProperties>();
+  const auto& sub = chain.get<vk::PhysicalDeviceSubgroupProperties>();
+  info.subgroupSize = sub.subgroupSize;
+  info.minSubgroupSize = info.maxSubgroupSize = sub.subgroupSize;
+  info.subgroupArithmetic = (sub.supportedStages & vk::ShaderStageFlagBits::eCompute) &&
+                            (sub.supportedOperations & vk::SubgroupFeatureFlagBits::eArithmetic);
+  const auto& driver = chain.get<vk::PhysicalDeviceDriverProperties>();
+  info.driver = std::string(driver.driverName.data()) + " " + driver.driverInfo.data();
+  if (props.apiVersion >= VK_API_VERSION_1_3) {
+    const auto size = pd.getProperties2<vk::PhysicalDeviceProperties2,
+                                        vk::PhysicalDeviceSubgroupSizeControlProperties>();
+    const auto& s = size.get<vk::PhysicalDeviceSubgroupSizeControlProperties>();
+    info.minSubgroupSize = s.minSubgroupSize;
+    info.maxSubgroupSize = s.maxSubgroupSize;
+  }
+  const auto memory = pd.getMemoryProperties();
+  for (uint32_t h = 0; h < memory.memoryHeapCount; ++h)
+    if (memory.memoryHeaps[h].flags & vk::MemoryHeapFlagBits::eDeviceLocal)
+      info.deviceLocalBytes += memory.memoryHeaps[h].size;
+  info.timestampPeriodNs =
+      props.limits.timestampComputeAndGraphics ? props.limits.timestampPeriod : 0;
+  return info;
+}
+
+std::string deviceList(const std::vector<DeviceInfo>& devices) {
+  std::string out;
+  for (const DeviceInfo& d : devices) {
+    if (!out.empty()) out += ", ";
+    out += std::to_string(d.index) + ": " + d.name;
+  }
+  return out;
+}
+
+Error vulkanError(const std::string& what, const vk::SystemError& e) {
+  return Error("Vulkan: " + what + ": " + e.what());
+}
+
+struct BufferImpl final : Buffer {
+  vk::Device device;
+  vk::Buffer buffer;
+  vk::DeviceMemory memory;
+  size_t size = 0;
+  void* mapped = nullptr;  // host-visible coherent memory stays mapped
+
+  size_t bytes() const override { return size; }
+  ~BufferImpl() override {
+    if (mapped != nullptr) device.unmapMemory(memory);
+    if (buffer) device.destroyBuffer(buffer);
+    if (memory) device.freeMemory(memory);
+  }
+};
+
+struct KernelImpl final : Kernel {
+  std::string label;
+  vk::Device device;
+  vk::ShaderModule module;
+  vk::DescriptorSetLayout setLayout;
+  vk::PipelineLayout layout;
+  vk::Pipeline pipeline;
+  int bindings = 0;
+  uint32_t pushBytes = 0;
+
+  const std::string& name() const override { return label; }
+  ~KernelImpl() override {
+    if (pipeline) device.destroyPipeline(pipeline);
+    if (layout) device.destroyPipelineLayout(layout);
+    if (setLayout) device.destroyDescriptorSetLayout(setLayout);
+    if (module) device.destroyShaderModule(module);
+  }
+};
+
+}  // namespace
+
+// ------------------------------------------------------------------------------ devices
+
+std::vector<DeviceInfo> listDevices() {
+  Runtime& rt = runtime(false);
+  std::vector<DeviceInfo> out;
+  try {
+    const auto devices = rt.instance.enumeratePhysicalDevices();
+    for (size_t i = 0; i < devices.size(); ++i)
+      out.push_back(describe(devices[i], static_cast<int>(i)));
+  } catch (const vk::SystemError& e) {
+    throw VulkanUnavailable(std::string("cannot list Vulkan devices: ") + e.what());
+  }
+  if (out.empty())
+    throw VulkanUnavailable("no Vulkan device (the loader found no driver's device)");
+  return out;
+}
+
+int chooseDevice(const std::vector<DeviceInfo>& devices, const std::string& selector) {
+  if (devices.empty()) throw VulkanUnavailable("no Vulkan device");
+  if (!selector.empty()) {
+    const bool numeric = std::all_of(selector.begin(), selector.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c));
+    });
+    if (numeric) {
+      const long index = std::strtol(selector.c_str(), nullptr, 10);
+      if (index >= 0 && index < static_cast<long>(devices.size())) return static_cast<int>(index);
+    } else {
+      for (const DeviceInfo& d : devices)
+        if (lower(d.name).find(lower(selector)) != std::string::npos) return d.index;
+    }
+    throw VulkanUnavailable("LSRL_VULKAN_DEVICE=" + selector + " matches no device (there are " +
+                            deviceList(devices) + ")");
+  }
+  for (const char* type : {"discrete", "integrated"}) {
+    for (const DeviceInfo& d : devices)
+      if (d.type == type) return d.index;
+  }
+  return 0;
+}
+
+// ------------------------------------------------------------------------------- batch
+
+struct Batch::Impl {
+  struct Dispatch {
+    const KernelImpl* kernel;
+    std::vector<const BufferImpl*> buffers;
+    std::vector<uint8_t> push;
+    uint32_t groups[3];
+  };
+  std::vector<Dispatch> dispatches;
+};
+
+Batch::Batch(Batch&&) noexcept = default;
+Batch& Batch::operator=(Batch&&) noexcept = default;
+Batch::~Batch() = default;
+
+size_t Batch::size() const { return impl_ ? impl_->dispatches.size() : 0; }
+
+void Batch::dispatch(const Kernel& kernel, std::initializer_list<const Buffer*> buffers,
+                     const void* push, size_t pushBytes, uint32_t groupsX, uint32_t groupsY,
+                     uint32_t groupsZ) {
+  if (!impl_) impl_ = std::make_unique<Impl>();
+  const auto& k = static_cast<const KernelImpl&>(kernel);
+  if (static_cast<int>(buffers.size()) != k.bindings)
+    throw Error("kernel " + k.label + ": " + std::to_string(k.bindings) +
+                " buffers expected, got " + std::to_string(buffers.size()));
+  if (pushBytes != k.pushBytes)
+    throw Error("kernel " + k.label + ": " + std::to_string(k.pushBytes) +
+                " push-constant bytes expected, got " + std::to_string(pushBytes));
+  Impl::Dispatch d{&k, {}, {}, {groupsX, groupsY, groupsZ}};
+  for (const Buffer* b : buffers) d.buffers.push_back(static_cast<const BufferImpl*>(b));
+  const auto* bytes = static_cast<const uint8_t*>(push);
+  d.push.assign(bytes, bytes + pushBytes);
+  impl_->dispatches.push_back(std::move(d));
+}
+
+// ------------------------------------------------------------------------------ device
+
+struct Device::Impl {
+  Runtime* rt = nullptr;
+  vk::PhysicalDevice physical;
+  DeviceInfo info;
+  vk::Device device;
+  vk::Queue queue;
+  uint32_t queueFamily = 0;
+  vk::CommandPool pool;
+  vk::PhysicalDeviceMemoryProperties memory;
+  vk::PhysicalDeviceLimits limits;
+  bool timestamps = false;
+  std::map<std::string, std::unique_ptr<KernelImpl>> kernels;
+
+  ~Impl() {
+    if (!device) return;
+    device.waitIdle();
+    kernels.clear();
+    if (pool) device.destroyCommandPool(pool);
+    device.destroy();
+  }
+
+  // A memory type with `required` flags among `bits`, or -1.
+  int memoryType(uint32_t bits, vk::MemoryPropertyFlags required) const {
+    for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
+      if ((bits & (1u << i)) && (memory.memoryTypes[i].propertyFlags & required) == required)
+        return static_cast<int>(i);
+    return -1;
+  }
+
+  std::unique_ptr<BufferImpl> makeBuffer(size_t bytes, vk::BufferUsageFlags usage,
+                                         bool hostVisible) {
+    auto b = std::make_unique<BufferImpl>();
+    b->device = device;
+    b->size = bytes;
+    b->buffer = device.createBuffer(vk::BufferCreateInfo({}, std::max<size_t>(bytes, 4), usage));
+    const auto req = device.getBufferMemoryRequirements(b->buffer);
+    using M = vk::MemoryPropertyFlagBits;
+    int type = -1;
+    if (hostVisible) {
+      type = memoryType(req.memoryTypeBits, M::eHostVisible | M::eHostCoherent);
+    } else {
+      // Device-local and mappable (integrated GPUs, lavapipe, ReBAR): no staging needed.
+      type = memoryType(req.memoryTypeBits, M::eDeviceLocal | M::eHostVisible | M::eHostCoherent);
+      if (type < 0) type = memoryType(req.memoryTypeBits, M::eDeviceLocal);
+    }
+    if (type < 0)
+      throw Error("Vulkan: no memory type for a " + std::to_string(bytes) + "-byte buffer");
+    b->memory =
+        device.allocateMemory(vk::MemoryAllocateInfo(req.size, static_cast<uint32_t>(type)));
+    device.bindBufferMemory(b->buffer, b->memory, 0);
+    if (memory.memoryTypes[type].propertyFlags & M::eHostVisible)
+      b->mapped = device.mapMemory(b->memory, 0, VK_WHOLE_SIZE);
+    return b;
+  }
+
+  // Records `record` into a one-time command buffer, submits it and waits.
+  template <class F>
+  void submitAndWait(F record) {
+    const auto cmds = device.allocateCommandBuffers(
+        vk::CommandBufferAllocateInfo(pool, vk::CommandBufferLevel::ePrimary, 1));
+    vk::CommandBuffer cmd = cmds.front();
+    vk::Fence fence;
+    try {
+      cmd.begin(vk::CommandBufferBeginInfo(vk::CommandBufferUsageFlagBits::eOneTimeSubmit));
+      record(cmd);
+      cmd.end();
+      fence = device.createFence({});
+      queue.submit(vk::SubmitInfo({}, {}, cmd), fence);
+      if (device.waitForFences(fence, VK_TRUE, UINT64_MAX) != vk::Result::eSuccess)
+        throw Error("Vulkan: waiting for the device failed");
+    } catch (...) {
+      if (fence) device.destroyFence(fence);
+      device.freeCommandBuffers(pool, cmd);
+      throw;
+    }
+    device.destroyFence(fence);
+    device.freeCommandBuffers(pool, cmd);
+  }
+};
+
+Device::Device() : impl_(std::make_unique<Impl>()) {}
+Device::~Device() = default;
+
+std::unique_ptr<Device> Device::open(Options options) {
+  Runtime& rt = runtime(options.validation);
+  const std::vector<DeviceInfo> devices = listDevices();
+  const char* env = std::getenv("LSRL_VULKAN_DEVICE");
+  const int index = options.index >= 0 ? options.index : chooseDevice(devices, env ? env : "");
+  if (index < 0 || index >= static_cast<int>(devices.size()))
+    throw VulkanUnavailable("no Vulkan device " + std::to_string(index) + " (there are " +
+                            deviceList(devices) + ")");
+
+  std::unique_ptr<Device> dev(new Device());
+  Impl& d = *dev->impl_;
+  d.rt = &rt;
+  try {
+    d.physical = rt.instance.enumeratePhysicalDevices().at(static_cast<size_t>(index));
+    d.info = devices[static_cast<size_t>(index)];
+    d.memory = d.physical.getMemoryProperties();
+    d.limits = d.physical.getProperties().limits;
+    const auto families = d.physical.getQueueFamilyProperties();
+    bool found = false;
+    for (uint32_t i = 0; i < families.size() && !found; ++i) {
+      if (families[i].queueFlags & vk::QueueFlagBits::eCompute) {
+        d.queueFamily = i;
+        d.timestamps = families[i].timestampValidBits > 0 && d.info.timestampPeriodNs > 0;
+        found = true;
+      }
+    }
+    if (!found) throw VulkanUnavailable("Vulkan device " + d.info.name + " has no compute queue");
+    const float priority = 1.0f;
+    const vk::DeviceQueueCreateInfo queueInfo({}, d.queueFamily, 1, &priority);
+    d.device = d.physical.createDevice(vk::DeviceCreateInfo({}, queueInfo));
+    d.queue = d.device.getQueue(d.queueFamily, 0);
+    d.pool = d.device.createCommandPool(vk::CommandPoolCreateInfo(
+        vk::CommandPoolCreateFlagBits::eResetCommandBuffer, d.queueFamily));
+  } catch (const vk::SystemError& e) {
+    throw VulkanUnavailable("cannot open Vulkan device " + d.info.name + ": " + e.what());
+  }
+  if (!d.timestamps) d.info.timestampPeriodNs = 0;
+  return dev;
+}
+
+const DeviceInfo& Device::info() const { return impl_->info; }
+bool Device::validationEnabled() const { return impl_->rt->validation; }
+
+std::vector<std::string> Device::validationErrors() const {
+  const std::lock_guard lock(impl_->rt->messagesMutex);
+  return impl_->rt->errors;
+}
+
+std::shared_ptr<Buffer> Device::buffer(size_t bytes) {
+  if (bytes > impl_->info.maxStorageBufferRange)
+    throw Error("Vulkan: a buffer of " + std::to_string(bytes) + " bytes exceeds the device's " +
+                std::to_string(impl_->info.maxStorageBufferRange) +
+                "-byte storage-buffer range (split the batch)");
+  using U = vk::BufferUsageFlagBits;
+  try {
+    return impl_->makeBuffer(bytes, U::eStorageBuffer | U::eTransferSrc | U::eTransferDst, false);
+  } catch (const vk::SystemError& e) {
+    throw vulkanError("allocating " + std::to_string(bytes) + " bytes", e);
+  }
+}
+
+void Device::upload(Buffer& to, const void* data, size_t bytes, size_t offset) {
+  auto& b = static_cast<BufferImpl&>(to);
+  if (offset + bytes > b.size)
+    throw Error("Vulkan upload of " + std::to_string(bytes) + " bytes at " +
+                std::to_string(offset) + " overruns a " + std::to_string(b.size) + "-byte buffer");
+  if (bytes == 0) return;
+  if (b.mapped != nullptr) {
+    std::memcpy(static_cast<uint8_t*>(b.mapped) + offset, data, bytes);
+    return;
+  }
+  try {
+    auto staging = impl_->makeBuffer(bytes, vk::BufferUsageFlagBits::eTransferSrc, true);
+    std::memcpy(staging->mapped, data, bytes);
+    impl_->submitAndWait([&](vk::CommandBuffer cmd) {
+      cmd.copyBuffer(staging->buffer, b.buffer, vk::BufferCopy(0, offset, bytes));
+    });
+  } catch (const vk::SystemError& e) {
+    throw vulkanError("upload", e);
+  }
+}
+
+void Device::download(const Buffer& from, void* data, size_t bytes, size_t offset) const {
+  const auto& b = static_cast<const BufferImpl&>(from);
+  if (offset + bytes > b.size)
+    throw Error("Vulkan download of " + std::to_string(bytes) + " bytes at " +
+                std::to_string(offset) + " overruns a " + std::to_string(b.size) + "-byte buffer");
+  if (bytes == 0) return;
+  if (b.mapped != nullptr) {
+    std::memcpy(data, static_cast<const uint8_t*>(b.mapped) + offset, bytes);
+    return;
+  }
+  try {
+    auto staging = impl_->makeBuffer(bytes, vk::BufferUsageFlagBits::eTransferDst, true);
+    impl_->submitAndWait([&](vk::CommandBuffer cmd) {
+      cmd.copyBuffer(b.buffer, staging->buffer, vk::BufferCopy(offset, 0, bytes));
+    });
+    std::memcpy(data, staging->mapped, bytes);
+  } catch (const vk::SystemError& e) {
+    throw vulkanError("download", e);
+  }
+}
+
+const Kernel& Device::kernel(const std::string& name, std::span<const uint32_t> spirv, int bindings,
+                             uint32_t pushBytes, const std::vector<uint32_t>& specialization) {
+  std::string key = name;
+  for (uint32_t s : specialization) key += "/" + std::to_string(s);
+  if (auto it = impl_->kernels.find(key); it != impl_->kernels.end()) return *it->second;
+  if (pushBytes > impl_->limits.maxPushConstantsSize)
+    throw Error("kernel " + name + ": " + std::to_string(pushBytes) +
+                " push-constant bytes exceed the device's " +
+                std::to_string(impl_->limits.maxPushConstantsSize));
+  auto k = std::make_unique<KernelImpl>();
+  k->label = key;
+  k->device = impl_->device;
+  k->bindings = bindings;
+  k->pushBytes = pushBytes;
+  try {
+    k->module = impl_->device.createShaderModule(
+        vk::ShaderModuleCreateInfo({}, spirv.size() * sizeof(uint32_t), spirv.data()));
+    std::vector<vk::DescriptorSetLayoutBinding> slots;
+    for (int i = 0; i < bindings; ++i)
+      slots.emplace_back(static_cast<uint32_t>(i), vk::DescriptorType::eStorageBuffer, 1,
+                         vk::ShaderStageFlagBits::eCompute);
+    k->setLayout =
+        impl_->device.createDescriptorSetLayout(vk::DescriptorSetLayoutCreateInfo({}, slots));
+    const vk::PushConstantRange range(vk::ShaderStageFlagBits::eCompute, 0, pushBytes);
+    k->layout = impl_->device.createPipelineLayout(vk::PipelineLayoutCreateInfo(
+        {}, k->setLayout,
+        pushBytes > 0 ? vk::ArrayProxyNoTemporaries<const vk::PushConstantRange>(range)
+                      : vk::ArrayProxyNoTemporaries<const vk::PushConstantRange>()));
+    std::vector<vk::SpecializationMapEntry> entries;
+    for (uint32_t i = 0; i < specialization.size(); ++i) entries.emplace_back(i, i * 4u, 4u);
+    const vk::SpecializationInfo spec(static_cast<uint32_t>(entries.size()), entries.data(),
+                                      specialization.size() * sizeof(uint32_t),
+                                      specialization.data());
+    const vk::PipelineShaderStageCreateInfo stage({}, vk::ShaderStageFlagBits::eCompute, k->module,
+                                                  "main", specialization.empty() ? nullptr : &spec);
+    auto result = impl_->device.createComputePipeline(
+        {}, vk::ComputePipelineCreateInfo({}, stage, k->layout));
+    if (result.result != vk::Result::eSuccess)
+      throw Error("Vulkan: creating the pipeline of kernel " + name + " failed");
+    k->pipeline = result.value;
+  } catch (const vk::SystemError& e) {
+    throw vulkanError("creating kernel " + name, e);
+  }
+  const Kernel& ref = *k;
+  impl_->kernels.emplace(key, std::move(k));
+  return ref;
+}
+
+Batch Device::batch() {
+  Batch b;
+  b.impl_ = std::make_unique<Batch::Impl>();
+  return b;
+}
+
+std::vector<double> Device::run(Batch& batch) {
+  if (batch.size() == 0) return {};
+  Impl& d = *impl_;
+  const auto& dispatches = batch.impl_->dispatches;
+  const auto& maxGroups = d.limits.maxComputeWorkGroupCount;
+  for (const auto& x : dispatches) {
+    for (int a = 0; a < 3; ++a) {
+      if (x.groups[a] == 0 || x.groups[a] > maxGroups[a])
+        throw Error("kernel " + x.kernel->label + ": " + std::to_string(x.groups[a]) +
+                    " workgroups in dimension " + std::to_string(a) + " (the device allows 1.." +
+                    std::to_string(maxGroups[a]) + ")");
+    }
+  }
+  const uint32_t n = static_cast<uint32_t>(dispatches.size());
+  uint32_t storage = 0;
+  for (const auto& x : dispatches) storage += static_cast<uint32_t>(x.buffers.size());
+  vk::DescriptorPool descriptors;
+  vk::QueryPool queries;
+  std::vector<double> times;
+  try {
+    const vk::DescriptorPoolSize size(vk::DescriptorType::eStorageBuffer, std::max(storage, 1u));
+    descriptors = d.device.createDescriptorPool(vk::DescriptorPoolCreateInfo({}, n, size));
+    if (d.timestamps)
+      queries =
+          d.device.createQueryPool(vk::QueryPoolCreateInfo({}, vk::QueryType::eTimestamp, 2 * n));
+    std::vector<vk::DescriptorSetLayout> layouts;
+    for (const auto& x : dispatches) layouts.push_back(x.kernel->setLayout);
+    const auto sets =
+        d.device.allocateDescriptorSets(vk::DescriptorSetAllocateInfo(descriptors, layouts));
+    for (uint32_t i = 0; i < n; ++i) {
+      std::vector<vk::DescriptorBufferInfo> infos;
+      for (const BufferImpl* b : dispatches[i].buffers)
+        infos.emplace_back(b->buffer, 0, VK_WHOLE_SIZE);
+      std::vector<vk::WriteDescriptorSet> writes;
+      for (uint32_t j = 0; j < infos.size(); ++j)
+        writes.emplace_back(sets[i], j, 0, 1, vk::DescriptorType::eStorageBuffer, nullptr,
+                            &infos[j]);
+      d.device.updateDescriptorSets(writes, {});
+    }
+    d.submitAndWait([&](vk::CommandBuffer cmd) {
+      if (queries) cmd.resetQueryPool(queries, 0, 2 * n);
+      const vk::MemoryBarrier between(
+          vk::AccessFlagBits::eShaderWrite,
+          vk::AccessFlagBits::eShaderRead | vk::AccessFlagBits::eShaderWrite);
+      for (uint32_t i = 0; i < n; ++i) {
+        const auto& x = dispatches[i];
+        cmd.bindPipeline(vk::PipelineBindPoint::eCompute, x.kernel->pipeline);
+        cmd.bindDescriptorSets(vk::PipelineBindPoint::eCompute, x.kernel->layout, 0, sets[i], {});
+        if (!x.push.empty())
+          cmd.pushConstants(x.kernel->layout, vk::ShaderStageFlagBits::eCompute, 0,
+                            static_cast<uint32_t>(x.push.size()), x.push.data());
+        if (queries) cmd.writeTimestamp(vk::PipelineStageFlagBits::eTopOfPipe, queries, 2 * i);
+        cmd.dispatch(x.groups[0], x.groups[1], x.groups[2]);
+        if (queries)
+          cmd.writeTimestamp(vk::PipelineStageFlagBits::eBottomOfPipe, queries, 2 * i + 1);
+        cmd.pipelineBarrier(vk::PipelineStageFlagBits::eComputeShader,
+                            vk::PipelineStageFlagBits::eComputeShader, {}, between, {}, {});
+      }
+      // Results become visible to the host (mapped buffers) and to transfers (staging).
+      const vk::MemoryBarrier out(
+          vk::AccessFlagBits::eShaderWrite,
+          vk::AccessFlagBits::eHostRead | vk::AccessFlagBits::eTransferRead);
+      cmd.pipelineBarrier(vk::PipelineStageFlagBits::eComputeShader,
+                          vk::PipelineStageFlagBits::eHost | vk::PipelineStageFlagBits::eTransfer,
+                          {}, out, {}, {});
+    });
+    if (queries) {
+      std::vector<uint64_t> stamps(2 * n);
+      const auto r = d.device.getQueryPoolResults(
+          queries, 0, 2 * n, stamps.size() * sizeof(uint64_t), stamps.data(), sizeof(uint64_t),
+          vk::QueryResultFlagBits::e64 | vk::QueryResultFlagBits::eWait);
+      if (r == vk::Result::eSuccess) {
+        for (uint32_t i = 0; i < n; ++i)
+          times.push_back(static_cast<double>(stamps[2 * i + 1] - stamps[2 * i]) *
+                          d.info.timestampPeriodNs * 1e-6);
+      }
+    }
+  } catch (const vk::SystemError& e) {
+    if (queries) d.device.destroyQueryPool(queries);
+    if (descriptors) d.device.destroyDescriptorPool(descriptors);
+    throw vulkanError("running " + std::to_string(n) + " dispatches", e);
+  } catch (...) {
+    if (queries) d.device.destroyQueryPool(queries);
+    if (descriptors) d.device.destroyDescriptorPool(descriptors);
+    throw;
+  }
+  if (queries) d.device.destroyQueryPool(queries);
+  d.device.destroyDescriptorPool(descriptors);
+  return times;
+}
+
+}  // namespace lsrl::gpu

@@ -1,0 +1,153 @@
+// The Vulkan compute device (lsrl_vulkan): instance and device choice, storage buffers with
+// staging, compute pipelines created once from embedded SPIR-V, and batches of
+// dispatches timed with timestamp queries.
+//
+// No Vulkan header appears here: vulkan.hpp is heavy to compile (seconds and hundreds of
+// MB per unit), so device.cpp is the only unit that includes it. The loader is opened at
+// run time (dynamic dispatch), so the CLI and the explorer start on machines without
+// libvulkan and fall back to the CPU: every entry point throws VulkanUnavailable with the
+// reason when no loader, driver or device can be had.
+//
+//   auto dev = gpu::Device::open();                       // LSRL_VULKAN_DEVICE picks
+//   auto x = dev->buffer(n * sizeof(float));
+//   dev->upload(*x, host.data(), n * sizeof(float));
+//   const gpu::Kernel& k = dev->kernel("relu", kReluSpv, /*bindings=*/2, /*push=*/4);
+//   gpu::Batch b = dev->batch();
+//   b.dispatch(k, {x.get(), y.get()}, &n, sizeof n, groups(n, 64));
+//   std::vector<double> ms = dev->run(b);                 // per-dispatch GPU time
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/util/error.h"
+
+namespace lsrl::gpu {
+
+// No Vulkan here (no loader, no driver, no device, or it failed to start): the message
+// says which, and the caller falls back to the CPU.
+class VulkanUnavailable : public Error {
+ public:
+  using Error::Error;
+};
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  std::string type;  // "discrete", "integrated", "virtual", "cpu", "other"
+  std::string driver;
+  uint32_t apiVersion = 0;  // VK_MAKE_API_VERSION packing
+  std::string apiVersionText;
+  // Subgroups as the device reports them (never assume 32: lavapipe has 8, AMD 64).
+  uint32_t subgroupSize = 0;
+  uint32_t minSubgroupSize = 0;
+  uint32_t maxSubgroupSize = 0;
+  bool subgroupArithmetic = false;  // GL_KHR_shader_subgroup_arithmetic in compute shaders
+  uint32_t maxWorkgroupSize = 0;    // invocations per workgroup
+  uint32_t maxSharedMemory = 0;     // bytes per workgroup
+  uint64_t maxStorageBufferRange = 0;
+  uint64_t deviceLocalBytes = 0;
+  double timestampPeriodNs = 0;  // 0: no compute timestamps
+};
+
+// Every physical device. Throws VulkanUnavailable.
+std::vector<DeviceInfo> listDevices();
+
+// The device Device::open takes: `selector` (LSRL_VULKAN_DEVICE's value: an index or a
+// case-insensitive part of the name) when given, else the first discrete GPU, else the
+// first integrated one, else device 0. Throws VulkanUnavailable when the selector matches
+// nothing (naming the devices there are).
+int chooseDevice(const std::vector<DeviceInfo>& devices, const std::string& selector);
+
+// A storage buffer on the device (opaque; owned through shared_ptr).
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  virtual size_t bytes() const = 0;
+};
+
+// A compute pipeline: its descriptor layout (storage buffers at bindings 0..n-1), push
+// constant size and specialization constants are fixed at creation.
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual const std::string& name() const = 0;
+};
+
+// Dispatches recorded in order, each separated from the next by a compute barrier, run
+// as one submission by Device::run.
+class Batch {
+ public:
+  Batch() = default;
+  Batch(Batch&&) noexcept;
+  Batch& operator=(Batch&&) noexcept;
+  ~Batch();
+
+  void dispatch(const Kernel& kernel, std::initializer_list<const Buffer*> buffers,
+                const void* push, size_t pushBytes, uint32_t groupsX, uint32_t groupsY = 1,
+                uint32_t groupsZ = 1);
+  size_t size() const;
+
+ private:
+  friend class Device;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+class Device {
+ public:
+  struct Options {
+    int index = -1;           // -1: chooseDevice with LSRL_VULKAN_DEVICE
+    bool validation = false;  // also on when LSRL_VULKAN_VALIDATION=1
+  };
+  // Throws VulkanUnavailable.
+  static std::unique_ptr<Device> open(Options options);
+  static std::unique_ptr<Device> open() { return open(Options{}); }
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const DeviceInfo& info() const;
+  bool validationEnabled() const;
+  // Messages of severity error from the validation layers so far (empty without them).
+  std::vector<std::string> validationErrors() const;
+
+  // Buffers; throws lsrl::Error naming the size when it exceeds maxStorageBufferRange or
+  // memory runs out.
+  std::shared_ptr<Buffer> buffer(size_t bytes);
+  void upload(Buffer& to, const void* data, size_t bytes, size_t offset = 0);
+  void download(const Buffer& from, void* data, size_t bytes, size_t offset = 0) const;
+  template <class T>
+  std::vector<T> download(const Buffer& from, size_t count) const {
+    std::vector<T> out(count);
+    download(from, out.data(), count * sizeof(T));
+    return out;
+  }
+
+  // The pipeline `name` (created on first use from `spirv`, cached under the name and
+  // the specialization constants: constant_id i takes specialization[i]).
+  const Kernel& kernel(const std::string& name, std::span<const uint32_t> spirv, int bindings,
+                       uint32_t pushBytes, const std::vector<uint32_t>& specialization = {});
+
+  Batch batch();
+  // Submits and waits. Returns each dispatch's GPU time in milliseconds (from timestamps;
+  // empty when the device has none).
+  std::vector<double> run(Batch& batch);
+
+ private:
+  Device();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Workgroups covering n items, `size` per workgroup.
+inline uint32_t groupsFor(size_t n, uint32_t size) {
+  return static_cast<uint32_t>((n + size - 1) / size);
+}
+
+}  // namespace lsrl::gpu

@@ -1,0 +1,27 @@
+// Element-wise kernels on the device: ReLU and LSRL's Multi gate. The CPU twins and the
+// input checks are core/batch/elementwise.h.
+//
+// Two levels: record…() appends the dispatch to a Batch over device buffers (a model
+// runner chains them), run…() takes host data of any size, tiles it to the device's
+// buffer range, and returns the result.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "core/vulkan/device.h"
+#include "core/vulkan/row_tiles.h"
+
+namespace lsrl::gpu {
+
+// out[i] = max(in[i], 0) for i < count; `out` may be `in` (in place).
+void recordRelu(Device& dev, Batch& batch, const Buffer& in, Buffer& out, size_t count);
+std::vector<float> runRelu(Device& dev, std::span<const float> in, const TileOptions& options = {});
+
+// Y[r][i] = X[r][i] · X[r][i + h]: X holds rows × 2h floats, Y rows × h.
+void recordMulti(Device& dev, Batch& batch, const Buffer& X, Buffer& Y, size_t rows, size_t h);
+std::vector<float> runMulti(Device& dev, std::span<const float> X, size_t rows, size_t h,
+                            const TileOptions& options = {});
+
+}  // namespace lsrl::gpu

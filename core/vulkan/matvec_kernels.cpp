@@ -1,0 +1,147 @@
+#include "core/vulkan/matvec_kernels.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "core/vulkan/shaders.h"
+
+namespace lsrl::gpu {
+
+namespace {
+
+constexpr const char* kCsr = "csr_matvec";
+constexpr const char* kDense = "dense_matvec";
+constexpr uint32_t kPerOutputGroup = 64;  // invocations per workgroup, PerOutput path
+constexpr uint32_t kDenseTile = 16;       // must match TILE in dense_matvec.comp
+
+struct MatvecPush {
+  uint32_t rows;  // batch rows
+  uint32_t m;
+  uint32_t n;
+  uint32_t hasBias;
+};
+
+// A device copy of `count` values (at least one slot: empty arrays still bind a buffer).
+template <class T>
+std::shared_ptr<Buffer> uploadArray(Device& dev, const char* kernel, const char* what,
+                                    const T* data, size_t count) {
+  const size_t bytes = std::max<size_t>(count, 1) * sizeof(T);
+  if (bytes > dev.info().maxStorageBufferRange)
+    throw Error(std::string(kernel) + ": " + what + " of " + std::to_string(bytes) +
+                " bytes exceeds the device's " + std::to_string(dev.info().maxStorageBufferRange) +
+                "-byte storage-buffer range");
+  auto buffer = dev.buffer(bytes);
+  dev.upload(*buffer, data, count * sizeof(T));
+  return buffer;
+}
+
+std::shared_ptr<Buffer> uploadBias(Device& dev, const char* kernel, std::span<const float> bias) {
+  return uploadArray(dev, kernel, "bias", bias.data(), bias.size());
+}
+
+void checkBatch(const char* kernel, int m, int n, const Buffer& X, const Buffer& Y, size_t rows) {
+  if (m < 1 || n < 1) throw Error(std::string(kernel) + ": no matrix uploaded (0 × 0)");
+  batch::matvec_checks::batch(kernel, m, n, rows, X.bytes() / sizeof(float),
+                              Y.bytes() / sizeof(float));
+}
+
+}  // namespace
+
+DeviceCsr uploadCsr(Device& dev, const batch::CsrMatrix& A, std::span<const float> bias) {
+  batch::matvec_checks::csr(kCsr, A);
+  batch::matvec_checks::bias(kCsr, A.rows, bias.size());
+  DeviceCsr d;
+  d.rows = A.rows;
+  d.cols = A.cols;
+  d.nonZeros = A.val.size();
+  d.hasBias = !bias.empty();
+  d.rowPtr = uploadArray(dev, kCsr, "row pointers", A.rowPtr.data(), A.rowPtr.size());
+  d.col = uploadArray(dev, kCsr, "column indices", A.col.data(), A.col.size());
+  d.val = uploadArray(dev, kCsr, "values", A.val.data(), A.val.size());
+  d.bias = uploadBias(dev, kCsr, bias);
+  return d;
+}
+
+DeviceDense uploadDense(Device& dev, const batch::DenseMatrix& A, std::span<const float> bias) {
+  batch::matvec_checks::dense(kDense, A);
+  batch::matvec_checks::bias(kDense, A.rows, bias.size());
+  DeviceDense d;
+  d.rows = A.rows;
+  d.cols = A.cols;
+  d.hasBias = !bias.empty();
+  d.val = uploadArray(dev, kDense, "matrix", A.val.data(), A.val.size());
+  d.bias = uploadBias(dev, kDense, bias);
+  return d;
+}
+
+CsrPath chooseCsrPath(const DeviceInfo& info, const DeviceCsr& A) {
+  const size_t width = std::max<uint32_t>(info.subgroupSize, 1);
+  const bool longRows = A.rows > 0 && A.nonZeros >= width * static_cast<size_t>(A.rows);
+  return info.subgroupArithmetic && longRows ? CsrPath::PerSubgroup : CsrPath::PerOutput;
+}
+
+void recordCsrMatvec(Device& dev, Batch& batch, const DeviceCsr& A, const Buffer& X, Buffer& Y,
+                     size_t rows, CsrPath path) {
+  checkBatch(kCsr, A.rows, A.cols, X, Y, rows);
+  const DeviceInfo& info = dev.info();
+  if (path == CsrPath::Auto) path = chooseCsrPath(info, A);
+  // Y fits one buffer, so rows·m < 2^32 and the 32-bit indices of the shaders are safe.
+  const MatvecPush push{static_cast<uint32_t>(rows), static_cast<uint32_t>(A.rows),
+                        static_cast<uint32_t>(A.cols), A.hasBias ? 1u : 0u};
+  const size_t outputs = rows * static_cast<size_t>(A.rows);
+  const std::initializer_list<const Buffer*> buffers{A.rowPtr.get(), A.col.get(), A.val.get(),
+                                                     A.bias.get(),   &X,          &Y};
+  if (path == CsrPath::PerOutput) {
+    const Kernel& k = dev.kernel(kCsr, shaderCode("csr_matvec"), 6, sizeof push);
+    batch.dispatch(k, buffers, &push, sizeof push, cappedGroups(outputs, kPerOutputGroup));
+    return;
+  }
+  if (!info.subgroupArithmetic)
+    throw Error(std::string(kCsr) +
+                ": the per-subgroup path needs subgroup arithmetic, which the device lacks");
+  // At least 64 invocations and at least one whole subgroup; the grid assumes the widest
+  // subgroup the device may pick, and the shader loops over whatever is left.
+  const uint32_t widest = std::max({info.subgroupSize, info.maxSubgroupSize, 1u});
+  const uint32_t local = std::min(std::max(64u, widest), std::max(info.maxWorkgroupSize, widest));
+  const Kernel& k =
+      dev.kernel("csr_matvec_subgroup", shaderCode("csr_matvec_subgroup"), 6, sizeof push, {local});
+  batch.dispatch(k, buffers, &push, sizeof push, cappedGroups(outputs, local / widest));
+}
+
+std::vector<float> runCsrMatvec(Device& dev, const DeviceCsr& A, std::span<const float> X,
+                                size_t rows, const TileOptions& options, CsrPath path) {
+  if (A.rows < 1) throw Error(std::string(kCsr) + ": no matrix uploaded (0 × 0)");
+  batch::matvec_checks::batch(kCsr, A.rows, A.cols, rows, X.size(),
+                              std::numeric_limits<size_t>::max());
+  return runRowTiles(dev, kCsr, X, rows, static_cast<size_t>(A.cols), static_cast<size_t>(A.rows),
+                     options, [&](Batch& batch, const Buffer& x, Buffer& y, size_t tileRows) {
+                       recordCsrMatvec(dev, batch, A, x, y, tileRows, path);
+                     });
+}
+
+void recordDenseMatvec(Device& dev, Batch& batch, const DeviceDense& A, const Buffer& X, Buffer& Y,
+                       size_t rows) {
+  checkBatch(kDense, A.rows, A.cols, X, Y, rows);
+  const MatvecPush push{static_cast<uint32_t>(rows), static_cast<uint32_t>(A.rows),
+                        static_cast<uint32_t>(A.cols), A.hasBias ? 1u : 0u};
+  const Kernel& k = dev.kernel(kDense, shaderCode("dense_matvec"), 4, sizeof push);
+  // x: tiles of matrix rows (outputs), y: tiles of batch rows; the shader loops over more.
+  batch.dispatch(k, {A.val.get(), A.bias.get(), &X, &Y}, &push, sizeof push,
+                 cappedGroups(static_cast<size_t>(A.rows), kDenseTile),
+                 cappedGroups(rows, kDenseTile));
+}
+
+std::vector<float> runDenseMatvec(Device& dev, const DeviceDense& A, std::span<const float> X,
+                                  size_t rows, const TileOptions& options) {
+  if (A.rows < 1) throw Error(std::string(kDense) + ": no matrix uploaded (0 × 0)");
+  batch::matvec_checks::batch(kDense, A.rows, A.cols, rows, X.size(),
+                              std::numeric_limits<size_t>::max());
+  return runRowTiles(dev, kDense, X, rows, static_cast<size_t>(A.cols), static_cast<size_t>(A.rows),
+                     options, [&](Batch& batch, const Buffer& x, Buffer& y, size_t tileRows) {
+                       recordDenseMatvec(dev, batch, A, x, y, tileRows);
+                     });
+}
+
+}  // namespace lsrl::gpu

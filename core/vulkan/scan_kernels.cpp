@@ -1,0 +1,396 @@
+#include "core/vulkan/scan_kernels.h"
+
+#include <algorithm>
+#include <bit>
+#include <numeric>
+#include <random>
+
+#include "core/batch/scan.h"
+#include "core/util/error.h"
+#include "core/vulkan/shaders.h"
+
+namespace lsrl::gpu {
+
+namespace checks = batch::scan_checks;
+
+namespace {
+
+constexpr uint32_t kSequentialGroup = 64;    // local_size_x of the one-walker-per-channel kernels
+constexpr uint32_t kChunkInvocations = 128;  // invocations per chunked-scan workgroup (target)
+constexpr uint32_t kRecurrenceInvocations = 256;
+constexpr uint32_t kMaxGroups = 65535;  // the guaranteed minimum of maxComputeWorkGroupCount
+
+// Row lengths and strides of the diagonal scans count packs (diag_scan_packs.glsl).
+struct DiagPush {
+  uint32_t batch, steps, rowPacks, chunks, aBatchStride, aStepStride;
+};
+struct CarryPush {
+  uint32_t batch, rowPacks, chunks, hasH0;
+};
+struct SequentialPush {
+  uint32_t batch, steps, rowPacks, aBatchStride, aStepStride, hasH0;
+};
+
+// How a diagonal scan's rows are cut into packs: 4 floats (4 real or 2 complex channels)
+// when rows and strides allow, else one channel.
+struct Packing {
+  bool wide = false;
+  uint32_t floatsPerPack = 1;  // 4, or 1 (real) / 2 (complex) channel floats
+  uint32_t rowPacks = 0;
+  uint32_t aBatchStride = 0, aStepStride = 0;
+};
+
+Packing packingOf(const DiagScanShape& shape, const ScanOptions& options) {
+  const long long perSlot = shape.complex ? 2 : 1;
+  const long long row = shape.series.channels * perSlot;
+  const long long aBatch = shape.aStrides.batchStride * perSlot;
+  const long long aStep = shape.aStrides.stepStride * perSlot;
+  Packing p;
+  p.wide = options.packFour && row % 4 == 0 && aBatch % 4 == 0 && aStep % 4 == 0;
+  p.floatsPerPack = p.wide ? 4 : uint32_t(perSlot);
+  p.rowPacks = uint32_t(row / p.floatsPerPack);
+  p.aBatchStride = uint32_t(aBatch / p.floatsPerPack);
+  p.aStepStride = uint32_t(aStep / p.floatsPerPack);
+  return p;
+}
+struct WalkPush {  // block scan and CSR recurrence
+  uint32_t batch, steps, channels, hasH0;
+};
+
+// Grid-stride kernels: enough workgroups for n items, capped at the guaranteed limit.
+uint32_t strideGroups(size_t n, uint32_t size) { return std::min(groupsFor(n, size), kMaxGroups); }
+
+void checkBuffer(const char* kernel, const char* what, const Buffer* buffer, size_t bytes) {
+  if (buffer == nullptr) throw Error(std::string(kernel) + ": buffer " + what + " missing");
+  if (buffer->bytes() < bytes)
+    throw Error(std::string(kernel) + ": expected buffer " + what + " of at least " +
+                std::to_string(bytes) + " bytes, got " + std::to_string(buffer->bytes()));
+}
+
+void checkGroups(const char* kernel, const char* what, size_t groups) {
+  if (groups > kMaxGroups)
+    throw Error(std::string(kernel) + ": expected at most " + std::to_string(kMaxGroups) +
+                " workgroups along " + what + ", got " + std::to_string(groups) +
+                " (split the batch)");
+}
+
+// Lanes of one chunk and channels per workgroup of a chunked path.
+struct ChunkGeometry {
+  uint32_t lanes = 0;
+  uint32_t channelsPerGroup = 0;
+  uint32_t stepsPerLane = 0;
+  uint32_t chunkSteps() const { return lanes * stepsPerLane; }
+};
+
+}  // namespace
+
+const char* scanPathName(ScanPath path) {
+  switch (path) {
+    case ScanPath::Auto:
+      return "auto";
+    case ScanPath::Subgroup:
+      return "subgroup";
+    case ScanPath::Shared:
+      return "shared";
+    case ScanPath::Sequential:
+      return "sequential";
+  }
+  return "?";
+}
+
+ScanPath ScanKernels::resolve(const ScanOptions& options) const {
+  if (options.path != ScanPath::Auto) return options.path;
+  // Shuffles (shuffle_relative) have no flag of their own in DeviceInfo; every device we
+  // know with subgroup arithmetic has them (lavapipe, NVIDIA, AMD, Intel).
+  return dev_.info().subgroupArithmetic ? ScanPath::Subgroup : ScanPath::Shared;
+}
+
+namespace {
+
+ChunkGeometry geometry(const DeviceInfo& info, ScanPath path, const ScanOptions& options) {
+  const char* kernel = "diagScan";
+  ChunkGeometry g;
+  if (options.stepsPerLane < 1 || options.stepsPerLane > 64)
+    throw Error(std::string(kernel) + ": expected stepsPerLane in 1..64, got " +
+                std::to_string(options.stepsPerLane));
+  g.stepsPerLane = options.stepsPerLane;
+  if (path == ScanPath::Subgroup) {
+    if (!info.subgroupArithmetic)
+      throw Error(std::string(kernel) + ": the subgroup path needs subgroup operations, which " +
+                  info.name + " lacks");
+    // Any subgroup the driver forms is a multiple of the minimum size, so chunks of that
+    // many lanes never straddle two subgroups.
+    g.lanes = info.minSubgroupSize > 0 ? info.minSubgroupSize : info.subgroupSize;
+  } else {
+    g.lanes = options.sharedWidth;
+    if (!std::has_single_bit(g.lanes) || g.lanes < 2 || g.lanes > 256)
+      throw Error(std::string(kernel) +
+                  ": expected a shared width that is a power of two in "
+                  "2..256, got " +
+                  std::to_string(g.lanes));
+  }
+  const uint32_t maxInvocations = std::max<uint32_t>(info.maxWorkgroupSize, 1);
+  if (g.lanes > maxInvocations)
+    throw Error(std::string(kernel) + ": expected at most " + std::to_string(maxInvocations) +
+                " lanes (the device's workgroup size), got " + std::to_string(g.lanes));
+  g.channelsPerGroup = std::max<uint32_t>(1, std::min(kChunkInvocations, maxInvocations) / g.lanes);
+  return g;
+}
+
+}  // namespace
+
+uint32_t ScanKernels::chunkSteps(const ScanOptions& options) const {
+  const ScanPath path = resolve(options);
+  return path == ScanPath::Sequential ? 0 : geometry(dev_.info(), path, options).chunkSteps();
+}
+
+size_t ScanKernels::diagScanScratchBytes(const DiagScanShape& shape,
+                                         const ScanOptions& options) const {
+  const uint32_t chunk = chunkSteps(options);
+  if (chunk == 0) return 0;
+  const size_t chunks = (size_t(shape.series.steps) + chunk - 1) / chunk;
+  // Per pack and chunk: the composition (A, B), two vec4.
+  return size_t(shape.series.batch) * chunks * packingOf(shape, options).rowPacks * 8 *
+         sizeof(float);
+}
+
+void ScanKernels::recordDiagScan(Batch& batch, const DiagScanBuffers& buffers,
+                                 const DiagScanShape& shape, const ScanOptions& options) {
+  const char* kernel = shape.complex ? "complexDiagScan" : "diagScan";
+  const int floatsPerSlot = shape.complex ? 2 : 1;
+  const batch::SeriesShape& s = shape.series;
+  checks::shape(kernel, s, floatsPerSlot);
+  const size_t slotBytes = floatsPerSlot * sizeof(float);
+  const size_t seriesBytes = size_t(s.batch) * s.steps * s.channels * slotBytes;
+  checkBuffer(kernel, "a", buffers.a,
+              checks::transitionSlots(kernel, s, shape.aStrides) * slotBytes);
+  checkBuffer(kernel, "b", buffers.b, seriesBytes);
+  checkBuffer(kernel, "h", buffers.h, seriesBytes);
+  if (buffers.h0) checkBuffer(kernel, "h0", buffers.h0, size_t(s.batch) * s.channels * slotBytes);
+  const uint32_t hasH0 = buffers.h0 != nullptr;
+  const Buffer* h0 = buffers.h0 ? buffers.h0 : buffers.a;  // never read when hasH0 = 0
+  const auto B = uint32_t(s.batch), T = uint32_t(s.steps);
+  const Packing packing = packingOf(shape, options);
+  const uint32_t P = packing.rowPacks;
+  const std::vector<uint32_t> packSpec = {uint32_t(shape.complex), uint32_t(packing.wide)};
+
+  const ScanPath path = resolve(options);
+  if (path == ScanPath::Sequential) {
+    const Kernel& k = dev_.kernel("diag_scan_sequential", shaderCode("diag_scan_sequential"), 4,
+                                  sizeof(SequentialPush), packSpec);
+    const SequentialPush push{B, T, P, packing.aBatchStride, packing.aStepStride, hasH0};
+    batch.dispatch(k, {buffers.a, buffers.b, h0, buffers.h}, &push, sizeof push,
+                   strideGroups(size_t(B) * P, kSequentialGroup));
+    return;
+  }
+
+  const ChunkGeometry g = geometry(dev_.info(), path, options);
+  const uint32_t chunks = (T + g.chunkSteps() - 1) / g.chunkSteps();
+  checkBuffer(kernel, "scratch", buffers.scratch, diagScanScratchBytes(shape, options));
+  const uint32_t channelGroups = groupsFor(P, g.channelsPerGroup);
+  checkGroups(kernel, "channels", channelGroups);
+  checkGroups(kernel, "time chunks", chunks);
+  checkGroups(kernel, "batch", B);
+
+  const std::string name = path == ScanPath::Subgroup ? "diag_scan_subgroup" : "diag_scan_shared";
+  auto chunkKernel = [&](uint32_t phase) -> const Kernel& {
+    return dev_.kernel(name, shaderCode(name), 4, sizeof(DiagPush),
+                       {g.lanes, g.channelsPerGroup, g.stepsPerLane, uint32_t(shape.complex), phase,
+                        uint32_t(packing.wide), g.lanes * g.channelsPerGroup});
+  };
+  const DiagPush push{B, T, P, chunks, packing.aBatchStride, packing.aStepStride};
+  // Phase 1: compositions of every chunk but the last (nothing needs the last one's).
+  if (chunks > 1)
+    batch.dispatch(chunkKernel(0), {buffers.a, buffers.b, buffers.h, buffers.scratch}, &push,
+                   sizeof push, channelGroups, chunks - 1, B);
+  // Phase 2: the state entering each chunk.
+  const Kernel& carry =
+      dev_.kernel("diag_scan_carry", shaderCode("diag_scan_carry"), 2, sizeof(CarryPush), packSpec);
+  const CarryPush carryPush{B, P, chunks, hasH0};
+  batch.dispatch(carry, {h0, buffers.scratch}, &carryPush, sizeof carryPush,
+                 strideGroups(size_t(B) * P, kSequentialGroup));
+  // Phase 3: every chunk rescanned from its carry, h written once.
+  batch.dispatch(chunkKernel(1), {buffers.a, buffers.b, buffers.h, buffers.scratch}, &push,
+                 sizeof push, channelGroups, chunks, B);
+}
+
+void ScanKernels::recordBlockScan2(Batch& batch, const Buffer& blocks, const Buffer& b,
+                                   const Buffer* h0, const Buffer& h,
+                                   const batch::SeriesShape& shape) {
+  const char* kernel = "blockScan2";
+  checks::shape(kernel, shape, 1);
+  if (shape.channels % 2 != 0)
+    throw Error(std::string(kernel) +
+                ": expected an even channel count, got C=" + std::to_string(shape.channels));
+  const size_t seriesBytes = size_t(shape.batch) * shape.steps * shape.channels * sizeof(float);
+  checkBuffer(kernel, "blocks", &blocks, size_t(shape.channels) * 2 * sizeof(float));
+  checkBuffer(kernel, "b", &b, seriesBytes);
+  checkBuffer(kernel, "h", &h, seriesBytes);
+  if (h0) checkBuffer(kernel, "h0", h0, size_t(shape.batch) * shape.channels * sizeof(float));
+  const Kernel& k = dev_.kernel("block_scan2", shaderCode("block_scan2"), 4, sizeof(WalkPush));
+  const uint32_t blockCount = uint32_t(shape.channels / 2);
+  const WalkPush push{uint32_t(shape.batch), uint32_t(shape.steps), blockCount, h0 != nullptr};
+  batch.dispatch(k, {&blocks, &b, h0 ? h0 : &b, &h}, &push, sizeof push,
+                 strideGroups(size_t(shape.batch) * blockCount, kSequentialGroup));
+}
+
+void ScanKernels::recordLinearRecurrence(Batch& batch, const CsrBuffers& A, size_t nonzeros,
+                                         const Buffer& u, const Buffer* h0, const Buffer& h,
+                                         const batch::SeriesShape& shape) {
+  const char* kernel = "linearRecurrence";
+  checks::shape(kernel, shape, 1);
+  const size_t seriesBytes = size_t(shape.batch) * shape.steps * shape.channels * sizeof(float);
+  checkBuffer(kernel, "rowPtr", A.rowPtr, (size_t(shape.channels) + 1) * sizeof(uint32_t));
+  checkBuffer(kernel, "col", A.col, std::max<size_t>(nonzeros, 1) * sizeof(uint32_t));
+  checkBuffer(kernel, "val", A.val, std::max<size_t>(nonzeros, 1) * sizeof(float));
+  checkBuffer(kernel, "u", &u, seriesBytes);
+  checkBuffer(kernel, "h", &h, seriesBytes);
+  if (h0) checkBuffer(kernel, "h0", h0, size_t(shape.batch) * shape.channels * sizeof(float));
+  const DeviceInfo& info = dev_.info();
+  const uint32_t local =
+      std::min(kRecurrenceInvocations, std::max<uint32_t>(info.maxWorkgroupSize, 1));
+  const uint32_t rows = groupsFor(size_t(shape.channels), local);
+  // The state h_{t−1} of one batch item lives in shared memory.
+  const size_t sharedBytes = size_t(rows) * local * sizeof(float);
+  if (sharedBytes > info.maxSharedMemory)
+    throw Error(std::string(kernel) + ": expected at most " +
+                std::to_string(info.maxSharedMemory / sizeof(float) / local * local) +
+                " channels (the state must fit in " + std::to_string(info.maxSharedMemory) +
+                " bytes of shared memory), got C=" + std::to_string(shape.channels));
+  const Kernel& k = dev_.kernel("recurrence_csr", shaderCode("recurrence_csr"), 6, sizeof(WalkPush),
+                                {local, rows});
+  const WalkPush push{uint32_t(shape.batch), uint32_t(shape.steps), uint32_t(shape.channels),
+                      h0 != nullptr};
+  batch.dispatch(k, {A.rowPtr, A.col, A.val, &u, h0 ? h0 : &u, &h}, &push, sizeof push,
+                 std::min<uint32_t>(uint32_t(shape.batch), kMaxGroups));
+}
+
+// ------------------------------------------------------------------- host conveniences
+
+std::shared_ptr<Buffer> ScanKernels::upload(std::span<const float> host) {
+  auto buffer = dev_.buffer(std::max<size_t>(host.size_bytes(), sizeof(float)));
+  if (!host.empty()) dev_.upload(*buffer, host.data(), host.size_bytes());
+  return buffer;
+}
+
+std::vector<float> ScanKernels::runDiagScan(const DiagScanShape& shape, std::span<const float> a,
+                                            std::span<const float> b, std::span<const float> h0,
+                                            const ScanOptions& options, const char* kernel) {
+  const int floatsPerSlot = shape.complex ? 2 : 1;
+  checks::shape(kernel, shape.series, floatsPerSlot);
+  const size_t n =
+      size_t(shape.series.batch) * shape.series.steps * shape.series.channels * floatsPerSlot;
+  checks::length(kernel, "a",
+                 checks::transitionSlots(kernel, shape.series, shape.aStrides) * floatsPerSlot,
+                 a.size());
+  checks::length(kernel, "b", n, b.size());
+  checks::initialState(kernel, shape.series, floatsPerSlot, h0.size());
+  auto aBuf = upload(a), bBuf = upload(b);
+  auto h0Buf = h0.empty() ? nullptr : upload(h0);
+  auto hBuf = dev_.buffer(n * sizeof(float));
+  const size_t scratchBytes = diagScanScratchBytes(shape, options);
+  auto scratch = scratchBytes ? dev_.buffer(scratchBytes) : nullptr;
+  Batch batch = dev_.batch();
+  recordDiagScan(batch, {aBuf.get(), bBuf.get(), h0Buf.get(), hBuf.get(), scratch.get()}, shape,
+                 options);
+  dev_.run(batch);
+  return dev_.download<float>(*hBuf, n);
+}
+
+std::vector<float> ScanKernels::diagScan(const batch::SeriesShape& shape, std::span<const float> a,
+                                         batch::TransitionStrides aStrides,
+                                         std::span<const float> b, std::span<const float> h0,
+                                         const ScanOptions& options) {
+  return runDiagScan({shape, aStrides, false}, a, b, h0, options, "diagScan");
+}
+
+std::vector<float> ScanKernels::complexDiagScan(const batch::SeriesShape& shape,
+                                                std::span<const float> a,
+                                                batch::TransitionStrides aStrides,
+                                                std::span<const float> b, std::span<const float> h0,
+                                                const ScanOptions& options) {
+  return runDiagScan({shape, aStrides, true}, a, b, h0, options, "complexDiagScan");
+}
+
+std::vector<float> ScanKernels::blockScan2(const batch::SeriesShape& shape,
+                                           std::span<const float> blocks, std::span<const float> b,
+                                           std::span<const float> h0) {
+  const char* kernel = "blockScan2";
+  checks::shape(kernel, shape, 1);
+  const size_t n = size_t(shape.batch) * shape.steps * shape.channels;
+  checks::length(kernel, "blocks (C/2 x 2 x 2)", size_t(shape.channels) * 2, blocks.size());
+  checks::length(kernel, "b", n, b.size());
+  checks::initialState(kernel, shape, 1, h0.size());
+  auto blockBuf = upload(blocks), bBuf = upload(b);
+  auto h0Buf = h0.empty() ? nullptr : upload(h0);
+  auto hBuf = dev_.buffer(n * sizeof(float));
+  Batch batch = dev_.batch();
+  recordBlockScan2(batch, *blockBuf, *bBuf, h0Buf.get(), *hBuf, shape);
+  dev_.run(batch);
+  return dev_.download<float>(*hBuf, n);
+}
+
+std::vector<float> ScanKernels::linearRecurrence(const batch::SeriesShape& shape,
+                                                 const batch::CsrMatrix& A,
+                                                 std::span<const float> u,
+                                                 std::span<const float> h0) {
+  const char* kernel = "linearRecurrence";
+  checks::shape(kernel, shape, 1);
+  checks::squareCsr(kernel, A, shape.channels);
+  const size_t n = size_t(shape.batch) * shape.steps * shape.channels;
+  checks::length(kernel, "u", n, u.size());
+  checks::initialState(kernel, shape, 1, h0.size());
+  auto indices = [&](const std::vector<uint32_t>& v) {
+    auto buffer = dev_.buffer(std::max<size_t>(v.size(), 1) * sizeof(uint32_t));
+    if (!v.empty()) dev_.upload(*buffer, v.data(), v.size() * sizeof(uint32_t));
+    return buffer;
+  };
+  auto rowPtr = indices(A.rowPtr), col = indices(A.col);
+  auto val = upload(A.val), uBuf = upload(u);
+  auto h0Buf = h0.empty() ? nullptr : upload(h0);
+  auto hBuf = dev_.buffer(n * sizeof(float));
+  Batch batch = dev_.batch();
+  recordLinearRecurrence(batch, {rowPtr.get(), col.get(), val.get()}, A.val.size(), *uBuf,
+                         h0Buf.get(), *hBuf, shape);
+  dev_.run(batch);
+  return dev_.download<float>(*hBuf, n);
+}
+
+// ----------------------------------------------------------------------------- timing
+
+double ScanKernels::diagScanBytes(const batch::SeriesShape& shape) {
+  return 3.0 * double(shape.batch) * shape.steps * shape.channels * sizeof(float);
+}
+
+double ScanKernels::timeDiagScan(const batch::SeriesShape& shape, const ScanOptions& options,
+                                 int repeats) {
+  const char* kernel = "timeDiagScan";
+  checks::shape(kernel, shape, 1);
+  if (repeats < 1)
+    throw Error(std::string(kernel) + ": expected repeats >= 1, got " + std::to_string(repeats));
+  if (dev_.info().timestampPeriodNs <= 0)
+    throw Error(std::string(kernel) + ": " + dev_.info().name + " has no compute timestamps");
+  const size_t n = size_t(shape.batch) * shape.steps * shape.channels;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> gate(0.5f, 1.0f), input(-1.0f, 1.0f);
+  std::vector<float> a(n), b(n);
+  for (float& v : a) v = gate(rng);
+  for (float& v : b) v = input(rng);
+  const DiagScanShape scan{shape, {shape.steps * (long long)shape.channels, shape.channels}, false};
+  auto aBuf = upload(a), bBuf = upload(b);
+  auto hBuf = dev_.buffer(n * sizeof(float));
+  const size_t scratchBytes = diagScanScratchBytes(scan, options);
+  auto scratch = scratchBytes ? dev_.buffer(scratchBytes) : nullptr;
+  Batch batch = dev_.batch();
+  recordDiagScan(batch, {aBuf.get(), bBuf.get(), nullptr, hBuf.get(), scratch.get()}, scan,
+                 options);
+  std::vector<double> totals;
+  for (int i = 0; i <= repeats; ++i) {
+    const std::vector<double> ms = dev_.run(batch);
+    if (i > 0) totals.push_back(std::accumulate(ms.begin(), ms.end(), 0.0));  // i = 0 warms up
+  }
+  std::nth_element(totals.begin(), totals.begin() + totals.size() / 2, totals.end());
+  return totals[totals.size() / 2];
+}
+
+}  // namespace lsrl::gpu

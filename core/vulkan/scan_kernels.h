@@ -1,0 +1,115 @@
+// The scan / recurrence kernels on Vulkan, twins of core/batch/scan.h (same layouts, same
+// arguments):
+//   diagonal scan (real, complex)  h_t = a_t ⊙ h_{t−1} + b_t, chunked over time:
+//       phase 1 reduces each chunk to its composition (prod a, acc b), phase 2 carries the
+//       state across the chunks of each (b, c), phase 3 rescans each chunk from its carry
+//       and writes h. Within a chunk, lanes along time scan cooperatively — with subgroup
+//       shuffles or with shared memory at a chosen width — or, as the baseline, one
+//       invocation per (b, c) walks all T (Sequential).
+//   blockScan2       constant 2×2 blocks, one invocation per (b, block) walks T.
+//   linearRecurrence general CSR A, one workgroup per batch item runs all T steps.
+// Each kernel has record(Batch&, buffers…, shape) to chain dispatches in one submission
+// and a host run(...) (upload, record, run, download) for tests and tools.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/batch/layouts.h"
+#include "core/vulkan/device.h"
+
+namespace lsrl::gpu {
+
+enum class ScanPath {
+  Auto,        // Subgroup when the device has subgroup arithmetic, else Shared
+  Subgroup,    // lanes = the device's (minimum) subgroup size
+  Shared,      // lanes = sharedWidth, scanned in shared memory
+  Sequential,  // one invocation per (b, c) over all T
+};
+
+struct ScanOptions {
+  ScanPath path = ScanPath::Auto;
+  uint32_t sharedWidth = 32;  // lanes of the Shared path: a power of two, 2 … 256
+  uint32_t stepsPerLane = 8;  // a chunk is lanes × stepsPerLane steps
+  // Give each invocation a vec4 of floats (4 real or 2 complex channels) when the rows
+  // and the transition's strides are multiples of 4 floats: whole-vec4 loads and stores.
+  bool packFour = true;
+};
+
+const char* scanPathName(ScanPath path);
+
+// The shape of a diagonal scan: series, the transition's strides, real or complex.
+struct DiagScanShape {
+  batch::SeriesShape series;
+  batch::TransitionStrides aStrides;
+  bool complex = false;
+};
+
+// Device buffers of a diagonal scan. h0 may be null (zero state); scratch holds the chunk
+// carries (ScanKernels::diagScanScratchBytes; may be null for Sequential).
+struct DiagScanBuffers {
+  const Buffer* a = nullptr;
+  const Buffer* b = nullptr;
+  const Buffer* h0 = nullptr;
+  const Buffer* h = nullptr;
+  const Buffer* scratch = nullptr;
+};
+
+struct CsrBuffers {
+  const Buffer* rowPtr = nullptr;  // uint32, C + 1
+  const Buffer* col = nullptr;     // uint32, nnz
+  const Buffer* val = nullptr;     // float, nnz
+};
+
+class ScanKernels {
+ public:
+  explicit ScanKernels(Device& device) : dev_(device) {}
+
+  // The path `options` resolves to on this device (never Auto).
+  ScanPath resolve(const ScanOptions& options) const;
+  // Time steps per chunk of a chunked path (0 for Sequential).
+  uint32_t chunkSteps(const ScanOptions& options) const;
+  size_t diagScanScratchBytes(const DiagScanShape& shape, const ScanOptions& options) const;
+
+  // Appends the dispatches of h = scan(a, b, h0). Throws lsrl::Error (naming the kernel,
+  // expected vs got) for bad shapes, too-small buffers or unsupported options.
+  void recordDiagScan(Batch& batch, const DiagScanBuffers& buffers, const DiagScanShape& shape,
+                      const ScanOptions& options = {});
+  void recordBlockScan2(Batch& batch, const Buffer& blocks, const Buffer& b, const Buffer* h0,
+                        const Buffer& h, const batch::SeriesShape& shape);
+  // `nonzeros` is A's nnz (the size of col and val).
+  void recordLinearRecurrence(Batch& batch, const CsrBuffers& A, size_t nonzeros, const Buffer& u,
+                              const Buffer* h0, const Buffer& h, const batch::SeriesShape& shape);
+
+  // Host conveniences with the arguments of the CPU twins (h0 empty: zero state).
+  std::vector<float> diagScan(const batch::SeriesShape& shape, std::span<const float> a,
+                              batch::TransitionStrides aStrides, std::span<const float> b,
+                              std::span<const float> h0, const ScanOptions& options = {});
+  std::vector<float> complexDiagScan(const batch::SeriesShape& shape, std::span<const float> a,
+                                     batch::TransitionStrides aStrides, std::span<const float> b,
+                                     std::span<const float> h0, const ScanOptions& options = {});
+  std::vector<float> blockScan2(const batch::SeriesShape& shape, std::span<const float> blocks,
+                                std::span<const float> b, std::span<const float> h0);
+  std::vector<float> linearRecurrence(const batch::SeriesShape& shape, const batch::CsrMatrix& A,
+                                      std::span<const float> u, std::span<const float> h0);
+
+  // GPU time (ms, median over `repeats` runs after one warm-up; sum of the scan's
+  // dispatches) of a real diagonal scan with time-varying a on random data, for benches.
+  // Effective bandwidth: diagScanBytes(shape) / ms.
+  double timeDiagScan(const batch::SeriesShape& shape, const ScanOptions& options, int repeats = 5);
+  // Bytes an ideal scan moves: a and b read once, h written once (time-varying a).
+  static double diagScanBytes(const batch::SeriesShape& shape);
+
+ private:
+  std::vector<float> runDiagScan(const DiagScanShape& shape, std::span<const float> a,
+                                 std::span<const float> b, std::span<const float> h0,
+                                 const ScanOptions& options, const char* kernel);
+  std::shared_ptr<Buffer> upload(std::span<const float> host);
+
+  Device& dev_;
+};
+
+}  // namespace lsrl::gpu

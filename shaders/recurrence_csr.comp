@@ -1,0 +1,44 @@
+// h_t = A h_{t−1} + u_t with a general sparse A (CSR, C × C): sequential over time,
+// parallel over rows. One workgroup per batch item runs all T steps in one dispatch: the
+// state lives in shared memory, each invocation computes ROWS rows into registers, and
+// barriers separate reading h_{t−1} from overwriting it with h_t.
+#version 450
+layout(local_size_x_id = 0) in;
+layout(constant_id = 0) const uint LOCAL = 256;  // invocations per workgroup
+layout(constant_id = 1) const uint ROWS = 1;     // rows per invocation: LOCAL·ROWS ≥ C
+layout(std430, binding = 0) readonly buffer RowPtrBuf { uint rowPtr[]; };
+layout(std430, binding = 1) readonly buffer ColBuf { uint col[]; };
+layout(std430, binding = 2) readonly buffer ValBuf { float val[]; };
+layout(std430, binding = 3) readonly buffer InputBuf { float u[]; };
+layout(std430, binding = 4) readonly buffer InitialBuf { float h0[]; };
+layout(std430, binding = 5) writeonly buffer StateBuf { float h[]; };
+layout(push_constant) uniform Push { uint batch, steps, channels, hasH0; } p;
+
+shared float state[LOCAL * ROWS];
+
+void main() {
+  const uint id = gl_LocalInvocationID.x;
+  for (uint bi = gl_WorkGroupID.x; bi < p.batch; bi += gl_NumWorkGroups.x) {
+    for (uint r = id; r < p.channels; r += LOCAL)
+      state[r] = p.hasH0 != 0 ? h0[bi * p.channels + r] : 0.0;
+    barrier();
+    for (uint t = 0; t < p.steps; ++t) {
+      const uint row0 = (bi * p.steps + t) * p.channels;
+      float next[ROWS];
+      for (uint k = 0; k < ROWS; ++k) {
+        const uint r = id + k * LOCAL;
+        if (r >= p.channels) break;
+        float sum = 0.0;
+        for (uint i = rowPtr[r]; i < rowPtr[r + 1]; ++i) sum += val[i] * state[col[i]];
+        next[k] = sum + u[row0 + r];
+        h[row0 + r] = next[k];
+      }
+      barrier();
+      for (uint k = 0; k < ROWS; ++k) {
+        const uint r = id + k * LOCAL;
+        if (r < p.channels) state[r] = next[k];
+      }
+      barrier();
+    }
+  }
+}

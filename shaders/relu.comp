@@ -1,0 +1,12 @@
+// out[i] = max(in[i], 0). `in` and `out` may be the same buffer (in place). Invocations
+// loop grid-stride over what a capped grid does not reach.
+#version 450
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer In { float src[]; };
+layout(std430, binding = 1) writeonly buffer Out { float dst[]; };
+layout(push_constant) uniform Push { uint count; };
+
+void main() {
+  const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  for (uint i = gl_GlobalInvocationID.x; i < count; i += stride) dst[i] = max(src[i], 0.0);
+}

@@ -1,0 +1,97 @@
+// The Vulkan device layer on lavapipe: device choice, buffers, a kernel round trip with
+// timestamps and no validation errors, clear errors for misuse, and the fallback when
+// there is no driver at all (a fresh process: the loader is opened once per process).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <numeric>
+#include <string>
+
+#include "core/vulkan/shaders.h"
+#include "vulkan/vulkan_test_util.h"
+
+namespace lsrl::gpu {
+namespace {
+
+TEST(VulkanDevice, ListsDevicesAndChoosesOne) {
+  LSRL_VULKAN_DEVICE(dev);
+  const auto devices = listDevices();
+  ASSERT_FALSE(devices.empty());
+  const DeviceInfo& info = dev.info();
+  std::printf("device %d: %s (%s), subgroup %u (%u..%u), arithmetic %d, timestamps %g ns\n",
+              info.index, info.name.c_str(), info.type.c_str(), info.subgroupSize,
+              info.minSubgroupSize, info.maxSubgroupSize, info.subgroupArithmetic,
+              info.timestampPeriodNs);
+  EXPECT_GT(info.subgroupSize, 0u);
+  EXPECT_GE(info.maxWorkgroupSize, 64u);
+  // Selection by index and by part of the name.
+  EXPECT_EQ(chooseDevice(devices, "0"), 0);
+  EXPECT_EQ(chooseDevice(devices, devices[0].name.substr(0, 4)), devices[0].index);
+  try {
+    chooseDevice(devices, "no-such-gpu");
+    FAIL() << "no error";
+  } catch (const VulkanUnavailable& e) {
+    EXPECT_NE(std::string(e.what()).find("matches no device"), std::string::npos) << e.what();
+  }
+}
+
+TEST(VulkanDevice, CopiesThroughAKernelWithTimestamps) {
+  LSRL_VULKAN_DEVICE(dev);
+  const uint32_t n = 4 * 1000;  // vec4 elements
+  std::vector<float> host(4 * n);
+  std::iota(host.begin(), host.end(), 0.5f);
+  auto src = dev.buffer(host.size() * sizeof(float));
+  auto dst = dev.buffer(host.size() * sizeof(float));
+  dev.upload(*src, host.data(), host.size() * sizeof(float));
+  const Kernel& copy = dev.kernel("copy", shaderCode("copy"), 2, sizeof(uint32_t));
+  EXPECT_EQ(&copy, &dev.kernel("copy", shaderCode("copy"), 2, sizeof(uint32_t))) << "created once";
+  Batch batch = dev.batch();
+  batch.dispatch(copy, {src.get(), dst.get()}, &n, sizeof n, groupsFor(n, 256));
+  const std::vector<double> ms = dev.run(batch);
+  EXPECT_EQ(dev.download<float>(*dst, host.size()), host);
+  if (dev.info().timestampPeriodNs > 0) {
+    ASSERT_EQ(ms.size(), 1u);
+    EXPECT_GE(ms[0], 0.0);
+  }
+  // CI installs vulkan-validationlayers: there the layers watch every test.
+  if (testing_vulkan::vulkanRequired()) {
+    EXPECT_TRUE(dev.validationEnabled());
+  }
+  EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
+}
+
+TEST(VulkanDevice, MisuseIsAnErrorNamingTheProblem) {
+  LSRL_VULKAN_DEVICE(dev);
+  auto a = dev.buffer(64);
+  const Kernel& copy = dev.kernel("copy", shaderCode("copy"), 2, sizeof(uint32_t));
+  Batch batch = dev.batch();
+  const uint32_t n = 4;
+  EXPECT_THROW(batch.dispatch(copy, {a.get()}, &n, sizeof n, 1), Error);  // 1 buffer of 2
+  std::array<float, 32> big{};
+  EXPECT_THROW(dev.upload(*a, big.data(), sizeof big), Error);  // 128 bytes into 64
+  try {
+    dev.buffer(dev.info().maxStorageBufferRange + 1);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("storage-buffer range"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(shaderCode("no_such_shader"), Error);
+}
+
+// A process whose loader finds no driver: `lsrl devices` says so and fails.
+TEST(VulkanDevice, WithoutADriverTheCliSaysWhyAndFails) {
+  const std::string cmd = std::string("VK_ICD_FILENAMES=/nonexistent/icd.json ") + LSRL_CLI_BINARY +
+                          " devices 2>&1; echo rc=$?";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string text;
+  std::array<char, 512> buf{};
+  while (fgets(buf.data(), buf.size(), pipe) != nullptr) text += buf.data();
+  pclose(pipe);
+  EXPECT_NE(text.find("lsrl devices: error: no Vulkan"), std::string::npos) << text;
+  EXPECT_NE(text.find("rc=1"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace lsrl::gpu

@@ -1,0 +1,167 @@
+// The Vulkan batch runner against its twin, the fp32 CPU runner: every layer kind and
+// recurrence structure, tiling, and the paper's programs compiled exactly and rounded to
+// fp32 (with a report of whether fp32 still gives the right answers: fused weights reach
+// λμ = 1e13, which fp32 cannot hold — a finding, not a failure).
+#include "core/vulkan/layer_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "common/random_paths.h"
+#include "core/batch/cpu_runner.h"
+#include "core/compile/compiler.h"
+#include "core/programs/more_ones.h"
+#include "core/programs/prompts.h"
+#include "core/programs/tok2tok.h"
+#include "core/programs/vec2vec.h"
+#include "core/run/executor.h"
+#include "vulkan/vulkan_test_util.h"
+
+namespace lsrl::gpu {
+namespace {
+
+using batch::SeriesShape;
+
+// Largest |gpu − cpu| / (1 + |cpu|); fails above `tolerance` (the 1e-5 by default).
+double expectTwins(const std::vector<float>& gpu, const std::vector<float>& cpu,
+                   const std::string& what, double tolerance = 1e-5) {
+  EXPECT_EQ(gpu.size(), cpu.size()) << what;
+  double worst = 0;
+  for (size_t i = 0; i < std::min(gpu.size(), cpu.size()); ++i) {
+    const double err = std::fabs(gpu[i] - cpu[i]) / (1 + std::fabs(cpu[i]));
+    if (!(err <= tolerance)) {
+      ADD_FAILURE() << what << ": value " << i << " gpu " << gpu[i] << " vs cpu " << cpu[i];
+      return err;
+    }
+    worst = std::max(worst, err);
+  }
+  return worst;
+}
+
+TEST(VulkanLayerRunner, MatchesTheCpuRunnerOnEveryLayerKind) {
+  LSRL_VULKAN_DEVICE(dev);
+  std::mt19937_64 rng(5);
+  const batch::LayerProgram p = batch::layerProgramFromPath(testing_paths::everyKindPath(rng));
+  LayerRunner runner(dev, p);
+  for (const SeriesShape shape :
+       {SeriesShape{1, 1, 3}, SeriesShape{3, 50, 3}, SeriesShape{7, 301, 3}}) {
+    const std::vector<float> tokens = testing_paths::randomTokens(shape, rng);
+    const std::vector<float> cpu = batch::runLayersCpu(p, shape, tokens);
+    LayerRunTiming timing;
+    const std::vector<float> gpu = runner.run(shape, tokens, {}, &timing);
+    // This path keeps a running sum (a = 1) and a rotation (|a| = 1) whose rounding
+    // differences never decay: the GPU may fuse multiply-adds where the CPU twin rounds
+    // twice, so the difference may grow by about an ulp per step: 1e-5 + 5e-7·T relative.
+    const double tolerance = 1e-5 + 5e-7 * shape.steps;
+    const double worst = expectTwins(
+        gpu, cpu, "B=" + std::to_string(shape.batch) + " T=" + std::to_string(shape.steps),
+        tolerance);
+    // Several tiles (a tile of one sequence) and the sequential scan path: the same.
+    LayerRunOptions small;
+    small.tileBytes = static_cast<size_t>(shape.steps) * 8 * sizeof(float);
+    small.scan.path = ScanPath::Sequential;
+    LayerRunTiming tiled;
+    expectTwins(runner.run(shape, tokens, small, &tiled), cpu, "tiled", tolerance);
+    EXPECT_EQ(tiled.tiles, shape.batch);
+    std::printf("B=%d T=%d: max rel diff %.2e, kernels %.3f ms\n", shape.batch, shape.steps, worst,
+                timing.kernelMs);
+  }
+  EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
+}
+
+TEST(VulkanLayerRunner, RefusesTokensOfTheWrongShape) {
+  LSRL_VULKAN_DEVICE(dev);
+  std::mt19937_64 rng(6);
+  const batch::LayerProgram p = batch::layerProgramFromPath(testing_paths::everyKindPath(rng));
+  LayerRunner runner(dev, p);
+  EXPECT_THROW(runner.run({2, 4, 2}, std::vector<float>(16)), Error);
+  EXPECT_THROW(runner.run({2, 4, 3}, std::vector<float>(20)), Error);
+}
+
+struct ProgramCase {
+  std::string name;
+  Graph program;
+  std::vector<ExactSequence> inputs;  // equal lengths
+};
+
+std::vector<ProgramCase> paperPrograms() {
+  std::vector<ProgramCase> out;
+  {
+    ProgramCase c{"more_ones", buildMoreOnes(), {}};
+    std::mt19937_64 rng(1);
+    for (int b = 0; b < 8; ++b) {
+      ExactSequence s;
+      for (int t = 0; t < 40; ++t) s.push_back({Exact(static_cast<int>(rng() % 2))});
+      c.inputs.push_back(s);
+    }
+    out.push_back(std::move(c));
+  }
+  for (const Conditional v : allConditionals()) {
+    Vec2vecParams p;
+    p.n = 2;
+    p.m = 1;
+    p.conditional = v;
+    ProgramCase c{"vec2vec " + std::string(conditionalName(v)), buildVec2vec(p), {}};
+    std::mt19937_64 rng(2);
+    for (int b = 0; b < 8; ++b)
+      c.inputs.push_back(
+          vec2vecInput(randomValidQuery(2, 4, p.mu, rng), 2, 1, 4, smoothTestFunction(2, 1, 3)));
+    out.push_back(std::move(c));
+  }
+  for (const Conditional v : allConditionals()) {
+    Tok2tokParams p;
+    p.L = 3;
+    p.conditional = v;
+    ProgramCase c{"tok2tok " + std::string(conditionalName(v)), buildTok2tok(p), {}};
+    for (uint64_t seed = 1; seed <= 8; ++seed) {
+      const Tok2tokCase k = randomDictionary(3, 3, 5, seed);
+      c.inputs.push_back(tok2tokInput(k.dictionary, k.query, 3));
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+TEST(VulkanLayerRunner, PaperProgramsInFp32OnBothRunners) {
+  LSRL_VULKAN_DEVICE(dev);
+  for (const ProgramCase& c : paperPrograms()) {
+    CompileOptions options;
+    options.recordHistory = false;
+    const Graph path = compile(c.program, options).path;
+    const batch::LayerProgram p = batch::layerProgramFromPath(path);
+    const int steps = static_cast<int>(c.inputs.front().size());
+    std::vector<float> tokens;
+    for (const ExactSequence& s : c.inputs) {
+      ASSERT_EQ(static_cast<int>(s.size()), steps) << c.name;
+      for (const ExactVector& v : s)
+        for (const Exact& e : v) tokens.push_back(static_cast<float>(e.toDouble()));
+    }
+    const SeriesShape shape{static_cast<int>(c.inputs.size()), steps, p.inputWidth};
+    const std::vector<float> cpu = batch::runLayersCpu(p, shape, tokens);
+    const std::vector<float> gpu = LayerRunner(dev, p).run(shape, tokens);
+    expectTwins(gpu, cpu, c.name);
+    // How far fp32 is from the exact answers (outputs at every step).
+    double worst = 0;
+    int wrong = 0;
+    for (size_t b = 0; b < c.inputs.size(); ++b) {
+      Executor<Exact> ex(c.program);
+      const ExactSequence want = ex.run(c.inputs[b]);
+      for (int t = 0; t < steps; ++t) {
+        for (int j = 0; j < p.outputWidth; ++j) {
+          const double w = want[static_cast<size_t>(t)][static_cast<size_t>(j)].toDouble();
+          const double g = gpu[(b * steps + t) * p.outputWidth + j];
+          worst = std::max(worst, std::fabs(g - w));
+          wrong += std::lround(g) != std::lround(w) ? 1 : 0;
+        }
+      }
+    }
+    std::printf("%-34s fp32 vs exact: max |diff| %.3g, %d of %d outputs round differently\n",
+                c.name.c_str(), worst, wrong, shape.batch * steps * p.outputWidth);
+  }
+}
+
+}  // namespace
+}  // namespace lsrl::gpu
