@@ -1,10 +1,11 @@
-// lsrl run FILE.json --input IN.json [--exact] [--trace TRACE.json] [--threads N]
+// lsrl run FILE.json --input IN.json [--exact | --backend B] [--trace TRACE.json] [--threads N]
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <ostream>
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/fp32_backends.h"
 #include "app/cli/runnable_file.h"
 #include "core/io/graph_file.h"
 #include "core/io/sequence_file.h"
@@ -44,35 +45,10 @@ nlohmann::json runAll(const std::shared_ptr<const Plan>& plan,
   return rows;
 }
 
-}  // namespace
-
-int cmdRun(const Argv& argv, std::ostream& out) {
-  const CommandSpec spec{
-      "lsrl run FILE.json --input IN.json [--exact] [--trace TRACE.json] [--threads N]",
-      "Runs a program on token sequences with ForEach semantics (states reset before each\n"
-      "sequence) and prints {\"outputs\": [[...], ...]}, one row per token, or\n"
-      "{\"batch_outputs\": [...]} for an input in batch form. Float64 by default; --exact\n"
-      "computes in the program's number field with no rounding and prints exact values\n"
-      "(integers as JSON numbers, others as strings such as \"1/3\" or \"cos(pi/6)\").\n"
-      "FILE.json is a program or a compiled model (lsrl compile); --exact needs a model\n"
-      "compiled with --backend exact.",
-      {{"input", "IN.json", "token sequences: {\"tokens\": [[...]...]} or {\"batch\": [...]}"},
-       {"exact", "", "compute exactly instead of in float64"},
-       {"trace", "TRACE.json", "also write every node's value at every step"},
-       {"threads", "N", "threads for a batch (default: all cores)"}},
-      1,
-      1};
-  const auto args = parseOrHelp(spec, argv, out);
-  if (!args) return 0;
-  if (!args->has("input")) throw Error("missing --input IN.json (the token sequences to run)");
-  const bool exact = args->has("exact");
-  int threads = 0;
-  if (args->has("threads")) {
-    threads = parseIntValue(args->get("threads"), "--threads", 1, 1024);
-  }
-
-  const Graph graph = loadRunnableGraph(args->positional()[0], exact);
-  const SequenceBatch batch = loadSequenceFile(args->get("input"));
+// The float64 or exact DAG executor over every sequence (the plan built once); writes
+// the traces to `tracePath` when it is not empty.
+nlohmann::json runOnPlan(const Graph& graph, const SequenceBatch& batch, bool exact, int threads,
+                         const std::string& tracePath) {
   long long inputConductor = 4;
   for (const ExactSequence& s : batch.sequences)
     for (const ExactVector& row : s)
@@ -82,7 +58,7 @@ int cmdRun(const Argv& argv, std::ostream& out) {
   options.extraConductor = inputConductor;
   const auto plan = Plan::make(graph, options);
 
-  const bool wantTrace = args->has("trace");
+  const bool wantTrace = !tracePath.empty();
   nlohmann::json rows;
   std::string traceText;
   if (exact) {
@@ -96,9 +72,64 @@ int cmdRun(const Argv& argv, std::ostream& out) {
     rows = runAll<double>(plan, seqs, threads, wantTrace ? &traces : nullptr);
     if (wantTrace) traceText = tracesToJson(graph, traces).dump();
   }
-  if (wantTrace) writeFileAtomically(args->get("trace"), traceText + "\n");
+  if (wantTrace) writeFileAtomically(tracePath, traceText + "\n");
+  return rows;
+}
 
+}  // namespace
+
+int cmdRun(const Argv& argv, std::ostream& out) {
+  const CommandSpec spec{
+      "lsrl run FILE.json --input IN.json [--exact | --backend B] [--trace TRACE.json]\n"
+      "         [--threads N]",
+      "Runs a program on token sequences with ForEach semantics (states reset before each\n"
+      "sequence) and prints {\"outputs\": [[...], ...]}, one row per token, or\n"
+      "{\"batch_outputs\": [...]} for an input in batch form. Float64 by default; --exact\n"
+      "computes in the program's number field with no rounding and prints exact values\n"
+      "(integers as JSON numbers, others as strings such as \"1/3\" or \"cos(pi/6)\").\n"
+      "FILE.json is a program or a compiled model (lsrl compile); --exact needs a model\n"
+      "compiled with --backend exact. --backend cpu32 / vulkan run a compiled model in fp32\n"
+      "in batch, on the CPU or on the Vulkan device (lsrl devices; fails with the reason\n"
+      "when there is none).",
+      {{"input", "IN.json", "token sequences: {\"tokens\": [[...]...]} or {\"batch\": [...]}"},
+       {"exact", "", "compute exactly instead of in float64 (= --backend exact)"},
+       {"backend", "B", "float64 (default), exact, cpu32 or vulkan"},
+       {"trace", "TRACE.json", "also write every node's value at every step"},
+       {"threads", "N", "threads for a batch (default: all cores)"}},
+      1,
+      1};
+  const auto args = parseOrHelp(spec, argv, out);
+  if (!args) return 0;
+  if (!args->has("input")) throw Error("missing --input IN.json (the token sequences to run)");
+  const std::string backend =
+      args->has("backend") ? args->get("backend") : (args->has("exact") ? "exact" : "float64");
+  if (backend != "float64" && backend != "exact" && backend != "cpu32" && backend != "vulkan")
+    throw Error("unknown --backend \"" + backend + "\" (float64, exact, cpu32, vulkan)");
+  if (args->has("exact") && backend != "exact")
+    throw Error("--exact contradicts --backend " + backend);
+  const bool exact = backend == "exact";
+  const bool fp32 = backend == "cpu32" || backend == "vulkan";
+  if (fp32 && args->has("trace"))
+    throw Error(
+        "--trace needs --backend float64 or exact (the fp32 batch runners keep no node values)");
+  int threads = 0;
+  if (args->has("threads")) {
+    threads = parseIntValue(args->get("threads"), "--threads", 1, 1024);
+  }
+
+  const Graph graph = loadRunnableGraph(args->positional()[0], exact);
+  const SequenceBatch batch = loadSequenceFile(args->get("input"));
+  nlohmann::json rows;
+  if (fp32) {
+    const auto outputs = runFp32(graph, batch.sequences,
+                                 backend == "vulkan" ? Fp32Backend::Vulkan : Fp32Backend::Cpu);
+    rows = nlohmann::json::array();
+    for (const auto& o : outputs) rows.push_back(doubleRowsToJson(o));
+  } else {
+    rows = runOnPlan(graph, batch, exact, threads, args->has("trace") ? args->get("trace") : "");
+  }
   nlohmann::ordered_json result;
+  if (fp32) result["backend"] = backend;
   if (batch.isBatch) {
     result["batch_outputs"] = rows;
   } else {
