@@ -24,8 +24,9 @@ std::vector<float> repeatedInit(const Layer& layer, int batch) {
 }
 
 // Runs every layer over `batch` whole sequences; `cur` holds their tokens on entry and
-// their outputs on return.
-void runTile(const LayerProgram& program, int batch, int steps, std::vector<float>& cur) {
+// their outputs on return. With `layerOut`, each layer's output is appended to it.
+void runTile(const LayerProgram& program, int batch, int steps, std::vector<float>& cur,
+             std::vector<std::vector<float>>* layerOut) {
   const size_t rows = static_cast<size_t>(batch) * static_cast<size_t>(steps);
   std::vector<float> next;
   for (const Layer& layer : program.layers) {
@@ -62,13 +63,15 @@ void runTile(const LayerProgram& program, int batch, int steps, std::vector<floa
         break;
       }
     }
+    if (layerOut != nullptr) layerOut->push_back(cur);
   }
 }
 
 }  // namespace
 
 std::vector<float> runLayersCpu(const LayerProgram& program, const SeriesShape& shape,
-                                std::span<const float> tokens, const CpuRunOptions& options) {
+                                std::span<const float> tokens, const CpuRunOptions& options,
+                                std::vector<std::vector<float>>* layerOutputs) {
   if (shape.batch < 1 || shape.steps < 1)
     throw Error("cpu runner: " + std::to_string(shape.batch) + " sequences of " +
                 std::to_string(shape.steps) + " tokens (need at least 1 of each)");
@@ -93,6 +96,13 @@ std::vector<float> runLayersCpu(const LayerProgram& program, const SeriesShape& 
   const int threads = std::clamp(options.threads > 0 ? options.threads : hardware, 1, tiles);
 
   std::vector<float> out(perSequenceOut * static_cast<size_t>(shape.batch));
+  const size_t steps = static_cast<size_t>(shape.steps);
+  if (layerOutputs != nullptr) {
+    layerOutputs->clear();
+    for (const Layer& layer : program.layers)
+      layerOutputs->emplace_back(static_cast<size_t>(shape.batch) * steps *
+                                 static_cast<size_t>(layer.outWidth));
+  }
   std::mutex errorMutex;
   std::exception_ptr error;
   auto worker = [&](int first) {
@@ -104,7 +114,15 @@ std::vector<float> runLayersCpu(const LayerProgram& program, const SeriesShape& 
             tokens.begin() + static_cast<std::ptrdiff_t>(perSequenceIn * static_cast<size_t>(b0)),
             tokens.begin() +
                 static_cast<std::ptrdiff_t>(perSequenceIn * static_cast<size_t>(b0 + nb)));
-        runTile(program, nb, shape.steps, cur);
+        std::vector<std::vector<float>> tileLayers;
+        runTile(program, nb, shape.steps, cur, layerOutputs != nullptr ? &tileLayers : nullptr);
+        for (size_t l = 0; l < tileLayers.size(); ++l) {
+          // Tiles write disjoint ranges: no lock needed.
+          const size_t offset =
+              static_cast<size_t>(b0) * steps * static_cast<size_t>(program.layers[l].outWidth);
+          std::copy(tileLayers[l].begin(), tileLayers[l].end(),
+                    (*layerOutputs)[l].begin() + static_cast<std::ptrdiff_t>(offset));
+        }
         std::memcpy(out.data() + perSequenceOut * static_cast<size_t>(b0), cur.data(),
                     cur.size() * sizeof(float));
       }

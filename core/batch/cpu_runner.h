@@ -23,8 +23,10 @@ struct CpuRunOptions {
 };
 
 // tokens: [B][T][inputWidth] (shape.channels = inputWidth). Returns [B][T][outputWidth].
-// Throws lsrl::Error on a shape mismatch.
+// With `layerOutputs`, it receives every layer's output too ([layer][b][t][width]): the
+// per-layer trace. Throws lsrl::Error on a shape mismatch.
 std::vector<float> runLayersCpu(const LayerProgram& program, const SeriesShape& shape,
-                                std::span<const float> tokens, const CpuRunOptions& options = {});
+                                std::span<const float> tokens, const CpuRunOptions& options = {},
+                                std::vector<std::vector<float>>* layerOutputs = nullptr);
 
 }  // namespace lsrl::batch

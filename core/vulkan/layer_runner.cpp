@@ -57,7 +57,8 @@ LayerRunner::LayerRunner(Device& device, const batch::LayerProgram& program)
 LayerRunner::~LayerRunner() = default;
 
 std::vector<float> LayerRunner::run(const batch::SeriesShape& shape, std::span<const float> tokens,
-                                    const LayerRunOptions& options, LayerRunTiming* timing) {
+                                    const LayerRunOptions& options, LayerRunTiming* timing,
+                                    std::vector<std::vector<float>>* layerOutputs) {
   const auto start = std::chrono::steady_clock::now();
   if (shape.batch < 1 || shape.steps < 1)
     throw Error("vulkan runner: " + std::to_string(shape.batch) + " sequences of " +
@@ -90,6 +91,17 @@ std::vector<float> LayerRunner::run(const batch::SeriesShape& shape, std::span<c
   auto bufB = dev_.buffer(static_cast<size_t>(tile) * seqBytes);
   auto bufU = dev_.buffer(static_cast<size_t>(tile) * seqBytes);
   std::shared_ptr<Buffer> scratch;
+  // Tracing: every layer writes its own buffer (nothing overwritten), downloaded per tile.
+  std::vector<std::shared_ptr<Buffer>> layerBuffers;
+  if (layerOutputs != nullptr) {
+    layerOutputs->clear();
+    for (const Layer& layer : program_.layers) {
+      const size_t floats = steps * static_cast<size_t>(layer.outWidth);
+      layerOutputs->emplace_back(floats * static_cast<size_t>(shape.batch));
+      layerBuffers.push_back(
+          dev_.buffer(std::max<size_t>(floats * static_cast<size_t>(tile), 1) * sizeof(float)));
+    }
+  }
   double kernelMs = 0;
   int tiles = 0;
   for (int b0 = 0; b0 < shape.batch; b0 += tile) {
@@ -105,13 +117,19 @@ std::vector<float> LayerRunner::run(const batch::SeriesShape& shape, std::span<c
     for (size_t k = 0; k < program_.layers.size(); ++k) {
       const Layer& layer = program_.layers[k];
       const Weights& w = weights_[k];
+      if (!layerBuffers.empty()) next = layerBuffers[k].get();
       switch (layer.kind) {
         case Layer::Kind::Linear:
           recordCsrMatvec(dev_, batch, w.matrix, *cur, *next, rows);
           std::swap(cur, next);
           break;
         case Layer::Kind::Relu:
-          recordRelu(dev_, batch, *cur, *cur, rows * static_cast<size_t>(layer.outWidth));
+          if (layerBuffers.empty()) {
+            recordRelu(dev_, batch, *cur, *cur, rows * static_cast<size_t>(layer.outWidth));
+          } else {
+            recordRelu(dev_, batch, *cur, *next, rows * static_cast<size_t>(layer.outWidth));
+            std::swap(cur, next);
+          }
           break;
         case Layer::Kind::Multi:
           recordMulti(dev_, batch, *cur, *next, rows, static_cast<size_t>(layer.outWidth));
@@ -149,6 +167,13 @@ std::vector<float> LayerRunner::run(const batch::SeriesShape& shape, std::span<c
       }
     }
     for (const double ms : dev_.run(batch)) kernelMs += ms;
+    for (size_t k = 0; k < layerBuffers.size(); ++k) {
+      const size_t floats = rows * static_cast<size_t>(program_.layers[k].outWidth);
+      dev_.download(
+          *layerBuffers[k],
+          (*layerOutputs)[k].data() + static_cast<size_t>(b0) * steps * program_.layers[k].outWidth,
+          floats * sizeof(float));
+    }
     dev_.download(*cur, out.data() + outPerSeq * static_cast<size_t>(b0),
                   outPerSeq * static_cast<size_t>(nb) * sizeof(float));
     ++tiles;

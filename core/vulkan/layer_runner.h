@@ -35,10 +35,12 @@ class LayerRunner {
   LayerRunner(const LayerRunner&) = delete;
   LayerRunner& operator=(const LayerRunner&) = delete;
 
-  // tokens: [B][T][inputWidth]; returns [B][T][outputWidth]. Throws lsrl::Error on a
-  // shape mismatch (the message names expected and actual sizes).
+  // tokens: [B][T][inputWidth]; returns [B][T][outputWidth]. With `layerOutputs`, every
+  // layer's output is copied back too ([layer][b][t][width], as the CPU runner's). Throws
+  // lsrl::Error on a shape mismatch (the message names expected and actual sizes).
   std::vector<float> run(const batch::SeriesShape& shape, std::span<const float> tokens,
-                         const LayerRunOptions& options = {}, LayerRunTiming* timing = nullptr);
+                         const LayerRunOptions& options = {}, LayerRunTiming* timing = nullptr,
+                         std::vector<std::vector<float>>* layerOutputs = nullptr);
 
  private:
   struct Weights;

@@ -88,6 +88,21 @@ TEST(CpuRunner, MatchesTheFloat64ExecutorOnEveryLayerKind) {
   }
   std::printf("every-kind path, 5 × 37 tokens: max |fp32 − float64| / (1 + |float64|) = %.2e\n",
               worst);
+  // The per-layer trace: the last layer is the output, and the diagonal LinState's layer
+  // is the executor's value of that node.
+  std::vector<std::vector<float>> layers;
+  runLayersCpu(p, shape, tokens, {.threads = 2, .tileBytes = 1}, &layers);
+  ASSERT_EQ(layers.size(), p.layers.size());
+  EXPECT_EQ(layers.back(), got);
+  const NodeId diag = g.findByName("diag");
+  FloatTrace trace;
+  FloatSequence first;
+  for (int t = 0; t < shape.steps; ++t)
+    first.push_back({tokens[3 * t], tokens[3 * t + 1], tokens[3 * t + 2]});
+  Executor<double>(g).run(first, &trace);
+  for (int t = 0; t < shape.steps; ++t)
+    for (int c = 0; c < 6; ++c)
+      EXPECT_NEAR(layers[2][6 * t + c], trace.value(diag, t)[c], 1e-4) << "t " << t << " c " << c;
 }
 
 TEST(CpuRunner, RefusesTokensOfTheWrongShape) {

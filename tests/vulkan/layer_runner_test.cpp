@@ -66,6 +66,15 @@ TEST(VulkanLayerRunner, MatchesTheCpuRunnerOnEveryLayerKind) {
     LayerRunTiming tiled;
     expectTwins(runner.run(shape, tokens, small, &tiled), cpu, "tiled", tolerance);
     EXPECT_EQ(tiled.tiles, shape.batch);
+    // Per-layer traces, copied back from the device, match the CPU runner's layer by layer.
+    std::vector<std::vector<float>> gpuLayers, cpuLayers;
+    batch::runLayersCpu(p, shape, tokens, {}, &cpuLayers);
+    expectTwins(runner.run(shape, tokens, small, nullptr, &gpuLayers), cpu, "traced", tolerance);
+    ASSERT_EQ(gpuLayers.size(), p.layers.size());
+    ASSERT_EQ(cpuLayers.size(), p.layers.size());
+    for (size_t k = 0; k < p.layers.size(); ++k)
+      expectTwins(gpuLayers[k], cpuLayers[k],
+                  "layer " + std::to_string(k) + " " + p.layers[k].source, tolerance);
     std::printf("B=%d T=%d: max rel diff %.2e, kernels %.3f ms\n", shape.batch, shape.steps, worst,
                 timing.kernelMs);
   }
