@@ -1,4 +1,5 @@
-// h_t = A h_{t−1} + u_t with a general sparse A (CSR, C × C): sequential over time,
+// h_t = A h_{t−1} + u_t with a general sparse A (CSR, C × C), or h_t = ReLU(A h_{t−1} + u_t)
+// when reluState is set (a ReLU-state LinState, the ReLU-RNN): sequential over time,
 // parallel over rows. One workgroup per batch item runs all T steps in one dispatch: the
 // state lives in shared memory, each invocation computes ROWS rows into registers, and
 // barriers separate reading h_{t−1} from overwriting it with h_t.
@@ -12,7 +13,7 @@ layout(std430, binding = 2) readonly buffer ValBuf { float val[]; };
 layout(std430, binding = 3) readonly buffer InputBuf { float u[]; };
 layout(std430, binding = 4) readonly buffer InitialBuf { float h0[]; };
 layout(std430, binding = 5) writeonly buffer StateBuf { float h[]; };
-layout(push_constant) uniform Push { uint batch, steps, channels, hasH0; } p;
+layout(push_constant) uniform Push { uint batch, steps, channels, hasH0, reluState; } p;
 
 shared float state[LOCAL * ROWS];
 
@@ -28,9 +29,12 @@ void main() {
       for (uint k = 0; k < ROWS; ++k) {
         const uint r = id + k * LOCAL;
         if (r >= p.channels) break;
-        float sum = 0.0;
+        // precise: rounded as the CPU twin rounds (no fused multiply-adds), since the
+        // state feeds back and differences would grow with T.
+        precise float sum = 0.0;
         for (uint i = rowPtr[r]; i < rowPtr[r + 1]; ++i) sum += val[i] * state[col[i]];
         next[k] = sum + u[row0 + r];
+        if (p.reluState != 0) next[k] = max(next[k], 0.0);
         h[row0 + r] = next[k];
       }
       barrier();

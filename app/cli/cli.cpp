@@ -27,6 +27,7 @@ constexpr Subcommand kSubcommands[] = {
     {"export", "write a compiled model's weights for a target (safetensors, npz)", cmdExport},
     {"noise", "weight-noise robustness of compiled models (paper Fig. 4)", cmdNoise},
     {"devices", "list the Vulkan compute devices (and why there are none)", cmdDevices},
+    {"model", "the seed architectures: mingru, minlstm, gateloop, lattice, looped", cmdModel},
 };
 
 void printUsage(std::ostream& os) {

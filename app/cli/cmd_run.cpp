@@ -1,4 +1,4 @@
-// lsrl run FILE.json --input IN.json [--exact | --backend B] [--trace TRACE.json] [--threads N]
+// lsrl run FILE --input IN.json [--exact | --backend B] [--trace TRACE.json] [--threads N]
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <ostream>
@@ -7,6 +7,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/fp32_backends.h"
 #include "app/cli/runnable_file.h"
+#include "core/batch/target_program.h"
 #include "core/io/graph_file.h"
 #include "core/io/sequence_file.h"
 #include "core/io/trace_file.h"
@@ -80,17 +81,18 @@ nlohmann::json runOnPlan(const Graph& graph, const SequenceBatch& batch, bool ex
 
 int cmdRun(const Argv& argv, std::ostream& out) {
   const CommandSpec spec{
-      "lsrl run FILE.json --input IN.json [--exact | --backend B] [--trace TRACE.json]\n"
+      "lsrl run FILE --input IN.json [--exact | --backend B] [--trace TRACE.json]\n"
       "         [--threads N]",
       "Runs a program on token sequences with ForEach semantics (states reset before each\n"
       "sequence) and prints {\"outputs\": [[...], ...]}, one row per token, or\n"
       "{\"batch_outputs\": [...]} for an input in batch form. Float64 by default; --exact\n"
       "computes in the program's number field with no rounding and prints exact values\n"
       "(integers as JSON numbers, others as strings such as \"1/3\" or \"cos(pi/6)\").\n"
-      "FILE.json is a program or a compiled model (lsrl compile); --exact needs a model\n"
-      "compiled with --backend exact. --backend cpu32 / vulkan run a compiled model in fp32\n"
-      "in batch, on the CPU or on the Vulkan device (lsrl devices; fails with the reason\n"
-      "when there is none).",
+      "FILE is a program or a compiled model (lsrl compile); --exact needs a model compiled\n"
+      "with --backend exact. FILE may also be a target architecture's weights (lsrl export\n"
+      "--target ARCH: .safetensors or .npz), run in float64 or fp32. --backend cpu32 / vulkan\n"
+      "run a compiled model or weights in fp32 in batch, on the CPU or on the Vulkan device\n"
+      "(lsrl devices; fails with the reason when there is none).",
       {{"input", "IN.json", "token sequences: {\"tokens\": [[...]...]} or {\"batch\": [...]}"},
        {"exact", "", "compute exactly instead of in float64 (= --backend exact)"},
        {"backend", "B", "float64 (default), exact, cpu32 or vulkan"},
@@ -117,16 +119,33 @@ int cmdRun(const Argv& argv, std::ostream& out) {
     threads = parseIntValue(args->get("threads"), "--threads", 1, 1024);
   }
 
-  const Graph graph = loadRunnableGraph(args->positional()[0], exact);
+  const std::string& file = args->positional()[0];
   const SequenceBatch batch = loadSequenceFile(args->get("input"));
-  nlohmann::json rows;
-  if (fp32) {
-    const auto outputs = runFp32(graph, batch.sequences,
-                                 backend == "vulkan" ? Fp32Backend::Vulkan : Fp32Backend::Cpu);
-    rows = nlohmann::json::array();
-    for (const auto& o : outputs) rows.push_back(doubleRowsToJson(o));
+  const Fp32Backend fp32Backend = backend == "vulkan" ? Fp32Backend::Vulkan : Fp32Backend::Cpu;
+  nlohmann::json rows = nlohmann::json::array();
+  if (isWeightFile(file)) {
+    if (exact)
+      throw Error(file +
+                  " holds a target architecture's float64 weights: --backend exact needs "
+                  "the compiled model (lsrl compile --backend exact)");
+    if (args->has("trace"))
+      throw Error("--trace needs a program or a compiled model (.json), not weights");
+    const FloatTargetModel model = loadTargetWeights(file);
+    if (fp32) {
+      for (const auto& o :
+           runFp32(batch::layerProgramFromTarget(model), batch.sequences, fp32Backend))
+        rows.push_back(doubleRowsToJson(o));
+    } else {
+      for (const ExactSequence& s : batch.sequences)
+        rows.push_back(doubleRowsToJson(model.run(floatTokens(s))));
+    }
+  } else if (fp32) {
+    const Graph graph = loadRunnableGraph(file, exact);
+    for (const auto& o : runFp32(batch::layerProgramFromPath(graph), batch.sequences, fp32Backend))
+      rows.push_back(doubleRowsToJson(o));
   } else {
-    rows = runOnPlan(graph, batch, exact, threads, args->has("trace") ? args->get("trace") : "");
+    rows = runOnPlan(loadRunnableGraph(file, exact), batch, exact, threads,
+                     args->has("trace") ? args->get("trace") : "");
   }
   nlohmann::ordered_json result;
   if (fp32) result["backend"] = backend;

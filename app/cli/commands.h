@@ -20,5 +20,6 @@ int cmdCompile(const Argv& args, std::ostream& out);
 int cmdExport(const Argv& args, std::ostream& out);
 int cmdNoise(const Argv& args, std::ostream& out);
 int cmdDevices(const Argv& args, std::ostream& out);
+int cmdModel(const Argv& args, std::ostream& out);
 
 }  // namespace lsrl::cli

@@ -11,10 +11,9 @@
 
 namespace lsrl::cli {
 
-std::vector<std::vector<std::vector<double>>> runFp32(const Graph& model,
+std::vector<std::vector<std::vector<double>>> runFp32(const batch::LayerProgram& program,
                                                       const std::vector<ExactSequence>& sequences,
                                                       Fp32Backend backend) {
-  const batch::LayerProgram program = batch::layerProgramFromPath(model);
 #ifdef LSRL_HAVE_VULKAN
   std::unique_ptr<gpu::Device> device;
   std::unique_ptr<gpu::LayerRunner> runner;

@@ -2,9 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/arch/import.h"
 #include "core/io/graph_file.h"
 #include "core/io/json_util.h"
 #include "core/io/model_file.h"
+#include "core/io/npz.h"
+#include "core/io/safetensors.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
@@ -19,6 +22,21 @@ Graph loadRunnableGraph(const std::string& path, bool exact) {
                 ", so its values are float64 roundings; --exact needs a model compiled with "
                 "--backend exact (or run this one without --exact)");
   return std::move(model.path);
+}
+
+namespace {
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+}  // namespace
+
+bool isWeightFile(const std::string& path) {
+  return endsWith(path, ".safetensors") || endsWith(path, ".npz");
+}
+
+FloatTargetModel loadTargetWeights(const std::string& path) {
+  return importTargetModel(endsWith(path, ".npz") ? readNpz(path) : readSafetensors(path), path);
 }
 
 }  // namespace lsrl::cli

@@ -6,7 +6,9 @@
 #include <mutex>
 #include <thread>
 
+#include "core/batch/conv_lru.h"
 #include "core/batch/elementwise.h"
+#include "core/batch/gated_cells.h"
 #include "core/batch/matvec.h"
 #include "core/batch/scan.h"
 #include "core/util/error.h"
@@ -15,55 +17,115 @@ namespace lsrl::batch {
 
 namespace {
 
-// h0 of a LinState for `batch` sequences: its init repeated.
-std::vector<float> repeatedInit(const Layer& layer, int batch) {
-  std::vector<float> h0;
-  h0.reserve(static_cast<size_t>(batch) * layer.init.size());
-  for (int b = 0; b < batch; ++b) h0.insert(h0.end(), layer.init.begin(), layer.init.end());
-  return h0;
+// Repeats a per-sequence vector (an initial state) for `batch` sequences.
+std::vector<float> repeated(const std::vector<float>& v, int batch) {
+  std::vector<float> out;
+  out.reserve(static_cast<size_t>(batch) * v.size());
+  for (int b = 0; b < batch; ++b) out.insert(out.end(), v.begin(), v.end());
+  return out;
 }
 
-// Runs every layer over `batch` whole sequences; `cur` holds their tokens on entry and
-// their outputs on return. With `layerOut`, each layer's output is appended to it.
-void runTile(const LayerProgram& program, int batch, int steps, std::vector<float>& cur,
-             std::vector<std::vector<float>>* layerOut) {
+// A tile's buffers as the plan assigns them; `tokens` is the tile's input.
+class TileBuffers {
+ public:
+  TileBuffers(const LayerProgram& program, const BufferPlan& plan, size_t rows,
+              std::vector<float> tokens)
+      : program_(program),
+        plan_(plan),
+        rows_(rows),
+        tokens_(std::move(tokens)),
+        buffers_(plan.bufferWidth.size()) {}
+
+  std::span<const float> input(const Layer& layer, size_t i) const {
+    const int in = layer.inputs[i];
+    if (in == kTokens) return tokens_;
+    return {buffers_[bufferIndex(static_cast<size_t>(in))].data(),
+            rows_ * static_cast<size_t>(program_.layers[static_cast<size_t>(in)].outWidth)};
+  }
+  // Layer k's output, sized for it (in place: its first input's floats are kept).
+  std::span<float> output(size_t k) {
+    std::vector<float>& b = buffers_[bufferIndex(k)];
+    b.resize(rows_ * static_cast<size_t>(program_.layers[k].outWidth));
+    return b;
+  }
+  // Stores a kernel's result as layer k's output.
+  void assign(size_t k, std::vector<float> values) { buffers_[bufferIndex(k)] = std::move(values); }
+  std::span<const float> result() const {
+    if (program_.layers.empty()) return tokens_;
+    return layerOutput(program_.layers.size() - 1);
+  }
+  std::span<const float> layerOutput(size_t k) const {
+    return {buffers_[bufferIndex(k)].data(),
+            rows_ * static_cast<size_t>(program_.layers[k].outWidth)};
+  }
+
+ private:
+  size_t bufferIndex(size_t k) const { return static_cast<size_t>(plan_.bufferOf[k]); }
+  const LayerProgram& program_;
+  const BufferPlan& plan_;
+  size_t rows_;
+  std::vector<float> tokens_;
+  std::vector<std::vector<float>> buffers_;
+};
+
+// Runs layer k over `batch` whole sequences of `steps` tokens.
+void runLayer(const Layer& layer, size_t k, int batch, int steps, TileBuffers& io) {
   const size_t rows = static_cast<size_t>(batch) * static_cast<size_t>(steps);
-  std::vector<float> next;
-  for (const Layer& layer : program.layers) {
-    switch (layer.kind) {
-      case Layer::Kind::Linear:
-        next.resize(rows * static_cast<size_t>(layer.outWidth));
-        csrMatvec(layer.A, layer.bias, cur, rows, next);
-        cur.swap(next);
-        break;
-      case Layer::Kind::Relu:
-        reluInPlace(cur);
-        break;
-      case Layer::Kind::Multi:
-        next.resize(rows * static_cast<size_t>(layer.outWidth));
-        multi(cur, rows, static_cast<size_t>(layer.outWidth), next);
-        cur.swap(next);
-        break;
-      case Layer::Kind::LinState: {
-        next.resize(rows * static_cast<size_t>(layer.outWidth));
-        csrMatvec(layer.A, layer.bias, cur, rows, next);
-        const SeriesShape shape{batch, steps, layer.outWidth};
-        const std::vector<float> h0 = repeatedInit(layer, batch);
-        switch (layer.recurrence) {
-          case Recurrence::Diagonal:
-            cur = diagScan(shape, layer.diagonal, {0, 0}, next, h0);
-            break;
-          case Recurrence::Blocks2:
-            cur = blockScan2(shape, layer.blocks, next, h0);
-            break;
-          case Recurrence::General:
-            cur = linearRecurrence(shape, layer.state, next, h0);
-            break;
-        }
-        break;
+  const size_t width = static_cast<size_t>(layer.outWidth);
+  const SeriesShape shape{batch, steps, layer.outWidth};
+  switch (layer.kind) {
+    case Layer::Kind::Linear:
+      csrMatvec(layer.A, layer.bias, io.input(layer, 0), rows, io.output(k));
+      break;
+    case Layer::Kind::Relu:
+      relu(io.input(layer, 0), io.output(k));
+      break;
+    case Layer::Kind::Multi:
+      multi(io.input(layer, 0), rows, width, io.output(k));
+      break;
+    case Layer::Kind::Add:
+      add(io.input(layer, 0), io.input(layer, 1), io.output(k));
+      break;
+    case Layer::Kind::Mul:
+      mul(io.input(layer, 0), io.input(layer, 1), io.output(k));
+      break;
+    case Layer::Kind::LinState: {
+      std::vector<float> drive(rows * width);
+      csrMatvec(layer.A, layer.bias, io.input(layer, 0), rows, drive);
+      const std::vector<float> h0 = repeated(layer.init, batch);
+      switch (layer.recurrence) {
+        case Recurrence::Diagonal:
+          io.assign(k, diagScan(shape, layer.diagonal, {0, 0}, drive, h0));
+          break;
+        case Recurrence::Blocks2:
+          io.assign(k, blockScan2(shape, layer.blocks, drive, h0));
+          break;
+        case Recurrence::General:
+          io.assign(k, linearRecurrence(shape, layer.state, drive, h0, layer.reluState));
+          break;
       }
+      break;
     }
-    if (layerOut != nullptr) layerOut->push_back(cur);
+    case Layer::Kind::Conv1d:
+      io.assign(k,
+                causalConv1d(shape, layer.taps, layer.convWidth, layer.bias, io.input(layer, 0)));
+      break;
+    case Layer::Kind::RgLru: {
+      std::vector<float> a(rows * width), b(rows * width);
+      rgLruInputs(shape, layer.diagonal, layer.lruC, io.input(layer, 1), io.input(layer, 2),
+                  io.input(layer, 0), a, b);
+      const TransitionStrides full{static_cast<long long>(steps) * layer.outWidth, layer.outWidth};
+      io.assign(k, diagScan(shape, a, full, b, {}));
+      break;
+    }
+    case Layer::Kind::GruCell:
+      io.assign(k, gruRecurrence(shape, layer.state, layer.bias, io.input(layer, 0),
+                                 repeated(layer.init, batch), layer.gruRule));
+      break;
+    case Layer::Kind::LstmCell:
+      io.assign(k, lstmRecurrence(shape, layer.state, layer.bias, io.input(layer, 0),
+                                  repeated(layer.init, batch), repeated(layer.cellInit, batch)));
+      break;
   }
 }
 
@@ -78,6 +140,8 @@ std::vector<float> runLayersCpu(const LayerProgram& program, const SeriesShape& 
   if (shape.channels != program.inputWidth)
     throw Error("cpu runner: tokens are " + std::to_string(shape.channels) +
                 " wide, the model reads " + std::to_string(program.inputWidth));
+  program.validate();
+  checkHorizon(program, shape.steps, "cpu runner");
   const size_t perSequenceIn =
       static_cast<size_t>(shape.steps) * static_cast<size_t>(shape.channels);
   const size_t perSequenceOut =
@@ -103,6 +167,7 @@ std::vector<float> runLayersCpu(const LayerProgram& program, const SeriesShape& 
       layerOutputs->emplace_back(static_cast<size_t>(shape.batch) * steps *
                                  static_cast<size_t>(layer.outWidth));
   }
+  const BufferPlan plan = planBuffers(program, layerOutputs != nullptr);
   std::mutex errorMutex;
   std::exception_ptr error;
   auto worker = [&](int first) {
@@ -110,21 +175,26 @@ std::vector<float> runLayersCpu(const LayerProgram& program, const SeriesShape& 
       for (int k = first; k < tiles; k += threads) {
         const int b0 = k * tile;
         const int nb = std::min(tile, shape.batch - b0);
-        std::vector<float> cur(
-            tokens.begin() + static_cast<std::ptrdiff_t>(perSequenceIn * static_cast<size_t>(b0)),
-            tokens.begin() +
-                static_cast<std::ptrdiff_t>(perSequenceIn * static_cast<size_t>(b0 + nb)));
-        std::vector<std::vector<float>> tileLayers;
-        runTile(program, nb, shape.steps, cur, layerOutputs != nullptr ? &tileLayers : nullptr);
-        for (size_t l = 0; l < tileLayers.size(); ++l) {
+        const size_t rows = static_cast<size_t>(nb) * steps;
+        TileBuffers io(program, plan, rows,
+                       std::vector<float>(
+                           tokens.begin() +
+                               static_cast<std::ptrdiff_t>(perSequenceIn * static_cast<size_t>(b0)),
+                           tokens.begin() + static_cast<std::ptrdiff_t>(
+                                                perSequenceIn * static_cast<size_t>(b0 + nb))));
+        for (size_t l = 0; l < program.layers.size(); ++l) {
+          runLayer(program.layers[l], l, nb, shape.steps, io);
+          if (layerOutputs == nullptr) continue;
           // Tiles write disjoint ranges: no lock needed.
+          const auto values = io.layerOutput(l);
           const size_t offset =
               static_cast<size_t>(b0) * steps * static_cast<size_t>(program.layers[l].outWidth);
-          std::copy(tileLayers[l].begin(), tileLayers[l].end(),
+          std::copy(values.begin(), values.end(),
                     (*layerOutputs)[l].begin() + static_cast<std::ptrdiff_t>(offset));
         }
-        std::memcpy(out.data() + perSequenceOut * static_cast<size_t>(b0), cur.data(),
-                    cur.size() * sizeof(float));
+        const auto result = io.result();
+        std::memcpy(out.data() + perSequenceOut * static_cast<size_t>(b0), result.data(),
+                    result.size() * sizeof(float));
       }
     } catch (...) {
       const std::lock_guard lock(errorMutex);

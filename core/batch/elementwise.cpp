@@ -35,6 +35,16 @@ void multi(std::string_view kernel, size_t rows, size_t h, size_t xFloats, size_
                 std::to_string(rows * h) + " floats expected, got " + std::to_string(yFloats));
 }
 
+void binary(std::string_view kernel, size_t count, size_t xFloats, size_t yFloats,
+            size_t outFloats) {
+  const std::string k(kernel);
+  if (count < 1) throw Error(k + ": at least 1 value expected, got 0");
+  if (xFloats < count || yFloats < count || outFloats < count)
+    throw Error(k + ": inputs and output of " + std::to_string(count) + " floats expected, got " +
+                std::to_string(xFloats) + ", " + std::to_string(yFloats) + " and " +
+                std::to_string(outFloats));
+}
+
 }  // namespace elementwise_checks
 
 void relu(std::span<const float> in, std::span<float> out) {
@@ -64,6 +74,25 @@ std::vector<float> multi(std::span<const float> X, size_t rows, size_t h) {
   std::vector<float> Y(rows * h);
   multi(X, rows, h, Y);
   return Y;
+}
+
+namespace {
+
+template <class Op>
+void binary(const char* kernel, std::span<const float> x, std::span<const float> y,
+            std::span<float> out, Op op) {
+  elementwise_checks::binary(kernel, out.size(), x.size(), y.size(), out.size());
+  std::transform(x.begin(), x.begin() + out.size(), y.begin(), out.begin(), op);
+}
+
+}  // namespace
+
+void add(std::span<const float> x, std::span<const float> y, std::span<float> out) {
+  binary("add", x, y, out, [](float a, float b) { return a + b; });
+}
+
+void mul(std::span<const float> x, std::span<const float> y, std::span<float> out) {
+  binary("mul", x, y, out, [](float a, float b) { return a * b; });
 }
 
 }  // namespace lsrl::batch

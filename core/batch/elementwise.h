@@ -1,5 +1,6 @@
 // The fp32 CPU twins of the element-wise kernels (core/vulkan/elementwise_kernels.h):
-// ReLU, and LSRL's Multi gate (a row of 2h values becomes the h products of its halves).
+// ReLU, LSRL's Multi gate (a row of 2h values becomes the h products of its halves), and
+// the binary sum and product of two arrays (residual streams, gated branches).
 #pragma once
 
 #include <cstddef>
@@ -18,6 +19,10 @@ std::vector<float> relu(std::span<const float> in);
 void multi(std::span<const float> X, size_t rows, size_t h, std::span<float> Y);
 std::vector<float> multi(std::span<const float> X, size_t rows, size_t h);
 
+// out[i] = x[i] + y[i] (add), x[i] · y[i] (mul) for i < out.size(); `out` may be x or y.
+void add(std::span<const float> x, std::span<const float> y, std::span<float> out);
+void mul(std::span<const float> x, std::span<const float> y, std::span<float> out);
+
 // Input checks shared with the Vulkan kernels; each throws lsrl::Error naming `kernel` and
 // the expected vs the actual value.
 namespace elementwise_checks {
@@ -25,6 +30,9 @@ namespace elementwise_checks {
 void relu(std::string_view kernel, size_t count, size_t inFloats, size_t outFloats);
 // rows, h ≥ 1, X holds rows·2h floats and Y rows·h.
 void multi(std::string_view kernel, size_t rows, size_t h, size_t xFloats, size_t yFloats);
+// count ≥ 1 and x, y and out each hold at least `count` floats.
+void binary(std::string_view kernel, size_t count, size_t xFloats, size_t yFloats,
+            size_t outFloats);
 }  // namespace elementwise_checks
 
 }  // namespace lsrl::batch

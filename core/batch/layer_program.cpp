@@ -60,7 +60,9 @@ bool isBlocks2(const CsrMatrix& m) {
   return true;
 }
 
-void classify(Layer& layer, CsrMatrix state) {
+}  // namespace
+
+void classifyRecurrence(Layer& layer, CsrMatrix state) {
   const int c = state.rows;
   if (isDiagonal(state)) {
     layer.recurrence = Recurrence::Diagonal;
@@ -82,12 +84,193 @@ void classify(Layer& layer, CsrMatrix state) {
   }
 }
 
-}  // namespace
+namespace {}  // namespace
 
 int LayerProgram::maxWidth() const {
   int w = std::max(inputWidth, outputWidth);
   for (const Layer& l : layers) w = std::max({w, l.inWidth, l.outWidth});
   return w;
+}
+
+namespace {
+
+bool isElementwise(Layer::Kind kind) {
+  return kind == Layer::Kind::Relu || kind == Layer::Kind::Add || kind == Layer::Kind::Mul;
+}
+
+size_t inputCount(Layer::Kind kind) {
+  switch (kind) {
+    case Layer::Kind::Add:
+    case Layer::Kind::Mul:
+      return 2;
+    case Layer::Kind::RgLru:
+      return 3;
+    default:
+      return 1;
+  }
+}
+
+// Throws unless `what` has `expected` entries; `at` names the layer.
+void expectSize(const std::string& at, const std::string& what, size_t expected, size_t got) {
+  if (expected != got)
+    throw Error(at + ": " + what + " has " + std::to_string(got) + " entries, expected " +
+                std::to_string(expected));
+}
+
+void expectShape(const std::string& at, const std::string& what, const CsrMatrix& m, int rows,
+                 int cols) {
+  if (m.rows != rows || m.cols != cols || m.rowPtr.size() != static_cast<size_t>(rows) + 1 ||
+      m.col.size() != m.val.size() || m.rowPtr.back() != m.col.size())
+    throw Error(at + ": " + what + " is " + std::to_string(m.rows) + "x" + std::to_string(m.cols) +
+                " (" + std::to_string(m.col.size()) + " entries), expected " +
+                std::to_string(rows) + "x" + std::to_string(cols) + " in CSR form");
+}
+
+// The checks of one layer whose inputs have the widths `w`.
+void validateLayer(const Layer& L, const std::string& at, const std::vector<int>& w) {
+  const int H = L.outWidth;
+  const size_t h = static_cast<size_t>(H);
+  auto needInputWidth = [&](size_t i, int expected) {
+    if (w[i] != expected)
+      throw Error(at + ": input " + std::to_string(i) + " is " + std::to_string(w[i]) +
+                  " wide, expected " + std::to_string(expected));
+  };
+  switch (L.kind) {
+    case Layer::Kind::Linear:
+    case Layer::Kind::LinState:
+      expectShape(at, "its matrix", L.A, H, w[0]);
+      expectSize(at, "its bias", h, L.bias.size());
+      break;
+    case Layer::Kind::Relu:
+    case Layer::Kind::Add:
+    case Layer::Kind::Mul:
+    case Layer::Kind::RgLru:
+      for (size_t i = 0; i < w.size(); ++i) needInputWidth(i, H);
+      break;
+    case Layer::Kind::Multi:
+      needInputWidth(0, 2 * H);
+      break;
+    case Layer::Kind::Conv1d:
+      needInputWidth(0, H);
+      if (L.convWidth < 1) throw Error(at + ": conv width " + std::to_string(L.convWidth));
+      expectSize(at, "its taps", h * static_cast<size_t>(L.convWidth), L.taps.size());
+      expectSize(at, "its bias", h, L.bias.size());
+      break;
+    case Layer::Kind::GruCell:
+    case Layer::Kind::LstmCell: {
+      const int gates = L.kind == Layer::Kind::GruCell ? 3 : 4;
+      needInputWidth(0, gates * H);
+      expectShape(at, "W_hh", L.state, gates * H, H);
+      expectSize(at, "b_hh", static_cast<size_t>(gates) * h, L.bias.size());
+      expectSize(at, "h0", h, L.init.size());
+      if (L.kind == Layer::Kind::LstmCell) expectSize(at, "c0", h, L.cellInit.size());
+      break;
+    }
+  }
+  if (L.kind == Layer::Kind::LinState) {
+    expectSize(at, "its initial state", h, L.init.size());
+    switch (L.recurrence) {
+      case Recurrence::Diagonal:
+        expectSize(at, "its diagonal", h, L.diagonal.size());
+        break;
+      case Recurrence::Blocks2:
+        if (H % 2 != 0)
+          throw Error(at + ": 2x2 blocks need an even width, got " + std::to_string(H));
+        expectSize(at, "its blocks", 2 * h, L.blocks.size());
+        break;
+      case Recurrence::General:
+        expectShape(at, "its transition", L.state, H, H);
+        break;
+    }
+    if (L.reluState && L.recurrence != Recurrence::General)
+      throw Error(at + ": a ReLU state needs the general (sequential) recurrence");
+  }
+  if (L.kind == Layer::Kind::RgLru) expectSize(at, "its decay base", h, L.diagonal.size());
+}
+
+}  // namespace
+
+void LayerProgram::validate() const {
+  if (maxSteps < 0) throw Error("layer program: horizon " + std::to_string(maxSteps));
+  for (size_t k = 0; k < layers.size(); ++k) {
+    const Layer& L = layers[k];
+    const std::string at =
+        "layer " + std::to_string(k) + (L.source.empty() ? "" : " (" + L.source + ")");
+    if (L.outWidth < 1) throw Error(at + ": width " + std::to_string(L.outWidth));
+    if (L.inputs.size() != inputCount(L.kind))
+      throw Error(at + ": reads " + std::to_string(L.inputs.size()) + " inputs, expected " +
+                  std::to_string(inputCount(L.kind)));
+    std::vector<int> widths;
+    for (const int in : L.inputs) {
+      if (in != kTokens && (in < 0 || in >= static_cast<int>(k)))
+        throw Error(at + ": reads layer " + std::to_string(in) + ", not an earlier layer");
+      widths.push_back(in == kTokens ? inputWidth : layers[static_cast<size_t>(in)].outWidth);
+    }
+    if (L.inWidth != widths[0])
+      throw Error(at + ": inWidth " + std::to_string(L.inWidth) + " but its input is " +
+                  std::to_string(widths[0]) + " wide");
+    validateLayer(L, at, widths);
+  }
+  const int last = layers.empty() ? inputWidth : layers.back().outWidth;
+  if (last != outputWidth)
+    throw Error("layer program: output width " + std::to_string(outputWidth) +
+                " but the last layer writes " + std::to_string(last));
+}
+
+void checkHorizon(const LayerProgram& program, int steps, const std::string& runner) {
+  if (program.maxSteps > 0 && steps > program.maxSteps)
+    throw Error(runner + ": " + std::to_string(steps) +
+                " tokens exceed the horizon T = " + std::to_string(program.maxSteps) + " that " +
+                (program.name.empty() ? std::string("the model") : program.name) +
+                " was built for");
+}
+
+bool BufferPlan::inPlace(const LayerProgram& p, size_t layer) const {
+  const int in = p.layers[layer].inputs.at(0);
+  return in != kTokens && bufferOf[static_cast<size_t>(in)] == bufferOf[layer];
+}
+
+BufferPlan planBuffers(const LayerProgram& program, bool keepEveryLayer) {
+  const size_t n = program.layers.size();
+  // The last layer reading each output; the program's output lives to the end.
+  std::vector<size_t> lastUse(n, 0);
+  for (size_t k = 0; k < n; ++k)
+    for (const int in : program.layers[k].inputs)
+      if (in != kTokens) lastUse[static_cast<size_t>(in)] = k;
+  if (n > 0) lastUse[n - 1] = n;
+  BufferPlan plan;
+  plan.bufferOf.assign(n, -1);
+  std::vector<int> idle;
+  for (size_t k = 0; k < n; ++k) {
+    const Layer& L = program.layers[k];
+    const int first = L.inputs.at(0);
+    int buffer = -1;
+    if (keepEveryLayer) {
+      buffer = static_cast<int>(plan.bufferWidth.size());
+    } else if (isElementwise(L.kind) && first != kTokens &&
+               lastUse[static_cast<size_t>(first)] == k) {
+      buffer = plan.bufferOf[static_cast<size_t>(first)];
+    } else if (!idle.empty()) {
+      buffer = idle.back();
+      idle.pop_back();
+    } else {
+      buffer = static_cast<int>(plan.bufferWidth.size());
+    }
+    if (buffer == static_cast<int>(plan.bufferWidth.size())) plan.bufferWidth.push_back(0);
+    plan.bufferOf[k] = buffer;
+    int& width = plan.bufferWidth[static_cast<size_t>(buffer)];
+    width = std::max(width, L.outWidth);
+    if (keepEveryLayer) continue;
+    // Inputs read for the last time give their buffers back (once each).
+    for (size_t i = 0; i < L.inputs.size(); ++i) {
+      const int in = L.inputs[i];
+      if (in == kTokens || lastUse[static_cast<size_t>(in)] != k) continue;
+      const int b = plan.bufferOf[static_cast<size_t>(in)];
+      if (b == buffer || std::find(idle.begin(), idle.end(), b) != idle.end()) continue;
+      idle.push_back(b);
+    }
+  }
+  return plan;
 }
 
 std::string_view recurrenceName(Recurrence r) {
@@ -121,6 +304,7 @@ LayerProgram layerProgramFromPath(const Graph& path) {
                     ", not the node before it: the graph is not a path (compile it first)");
     }
     Layer layer;
+    layer.inputs = {k == 1 ? kTokens : static_cast<int>(k) - 2};
     layer.inWidth = path.node(order[k - 1]).dim;
     layer.outWidth = n.dim;
     layer.source = describe(path, id);
@@ -152,12 +336,13 @@ LayerProgram layerProgramFromPath(const Graph& path) {
         layer.A = toCsr(n.B);
         layer.bias = toFloats(n.bias, n.dim);
         layer.init = toFloats(n.init, n.dim);
-        classify(layer, toCsr(n.A));
+        classifyRecurrence(layer, toCsr(n.A));
         break;
     }
     p.layers.push_back(std::move(layer));
   }
   p.outputWidth = path.node(order.back()).dim;
+  p.validate();
   return p;
 }
 

@@ -1,14 +1,17 @@
-// A compiled path graph (Input → Linear / ReLU / Multi / LinState → …) as fp32 layers, the
-// form both batch runners execute: the CPU one (cpu_runner.h) and the Vulkan one
-// (core/vulkan). Every coefficient is the nearest float of the exact value (through its
-// nearest double). A LinState becomes its drive u_t = B·x_t + bias (a matrix times every
-// token at once) and a recurrence h_t = A h_{t−1} + u_t classified by the structure of A:
-// diagonal (a scan), 2×2 blocks on even offsets (a block scan), or general.
+// A model as fp32 layers over whole token series, the form both batch runners execute: the
+// CPU one (cpu_runner.h) and the Vulkan one (core/vulkan). A compiled path graph (Input →
+// Linear / ReLU / Multi / LinState → …) becomes a chain; the target architectures
+// (target_program.h) add branches and residual streams, so a layer names what it reads.
+// Every coefficient is the nearest float of the exact value (through its nearest double).
+// A LinState becomes its drive u_t = B·x_t + bias (a matrix times every token at once) and
+// a recurrence h_t = A h_{t−1} + u_t classified by the structure of A: diagonal (a scan),
+// 2×2 blocks on even offsets (a block scan), or general.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "core/batch/gated_cells.h"  // GruRule
 #include "core/batch/layouts.h"
 #include "core/graph/graph.h"
 
@@ -16,37 +19,85 @@ namespace lsrl::batch {
 
 enum class Recurrence { Diagonal, Blocks2, General };
 
-struct Layer {
-  enum class Kind { Linear, Relu, Multi, LinState };
-  Kind kind = Kind::Linear;
-  int inWidth = 0;
-  int outWidth = 0;
-  std::string source;  // "node 12 (LinState 'Pass+query')"
+// What a layer reads: earlier layers' outputs by index, or the program's tokens.
+constexpr int kTokens = -1;
 
-  // Linear: y = A x + bias. LinState: its drive, u = B x + bias.
+struct Layer {
+  enum class Kind {
+    Linear,    // y = A x + bias
+    Relu,      // y = max(x, 0)
+    Multi,     // LSRL's gate: a row of 2h values becomes the h products of its halves
+    LinState,  // u = A x + bias (the drive), h_t = S h_{t−1} + u_t (ReLU'd with reluState)
+    Add,       // y = x0 + x1 (residual streams)
+    Mul,       // y = x0 ⊙ x1 (gated branches)
+    Conv1d,    // depthwise causal: y_t[c] = bias[c] + Σ_j taps[c][K−1−j] x_{t−j}[c]
+    RgLru,  // inputs {u, r, i}: h_t = α ⊙ h_{t−1} + √(1−α²) ⊙ (i ⊙ u), α = base^(lruC·r)
+    GruCell,   // input gi = W_ih x + b_ih (3H); state = W_hh, bias = b_hh, init = h0
+    LstmCell,  // input gi (4H); state = W_hh, bias = b_hh, init = h0, cellInit = c0
+  };
+  Kind kind = Kind::Linear;
+  std::vector<int> inputs;  // indices of earlier layers or kTokens; one, except Add/Mul/RgLru
+  int inWidth = 0;          // the width of inputs[0]
+  int outWidth = 0;
+  std::string source;  // "node 12 (LinState 'Pass+query')", "gru layer 1"
+
+  // Linear: y = A x + bias. LinState: its drive, u = A x + bias. Conv1d, GruCell, LstmCell:
+  // bias as above.
   CsrMatrix A;
   std::vector<float> bias;
 
   // LinState: h_t = S h_{t−1} + u_t from h_{−1} = init.
   Recurrence recurrence = Recurrence::Diagonal;
-  std::vector<float> diagonal;  // Diagonal: S[c][c]
+  std::vector<float> diagonal;  // Diagonal: S[c][c]; RgLru: the decay base ReLU(Λ)[c]
   std::vector<float> blocks;    // Blocks2: [k][2][2], channels 2k, 2k+1
-  CsrMatrix state;              // General: S
-  std::vector<float> init;
+  CsrMatrix state;              // General: S; GruCell / LstmCell: W_hh
+  std::vector<float> init;      // LinState, GruCell, LstmCell: h before t = 0 (RgLru: 0)
+  bool reluState = false;       // LinState (General only): h_t = ReLU(S h_{t−1} + u_t)
+
+  std::vector<float> taps;  // Conv1d: [C][K]
+  int convWidth = 1;        // Conv1d: K
+  float lruC = 8;           // RgLru
+  GruRule gruRule = GruRule::Pytorch;
+  std::vector<float> cellInit;  // LstmCell: c before t = 0
 };
 
 struct LayerProgram {
   int inputWidth = 0;
   int outputWidth = 0;
-  std::vector<Layer> layers;
+  std::vector<Layer> layers;  // the output is the last layer's (the tokens without layers)
+  // The longest sequence the model is built for (hawk's conv window); 0: any length.
+  int maxSteps = 0;
+  std::string name;  // what the runners' errors call it: "hawk", "model"
   // The widest vector any layer reads or writes (for buffer sizing).
   int maxWidth() const;
+  // Checks every layer's inputs (earlier layers, widths as the kind needs) and parameter
+  // sizes; throws lsrl::Error naming the layer (its source) and expected vs got.
+  void validate() const;
 };
+
+// Which buffer holds each layer's output while a tile runs, shared by both runners so they
+// use memory alike: a layer's buffer is reused once every reader has run, and element-wise
+// layers (Relu, Add, Mul) write into their first input's buffer when it dies with them.
+// keepEveryLayer gives each layer a buffer of its own (per-layer traces).
+struct BufferPlan {
+  std::vector<int> bufferOf;     // per layer
+  std::vector<int> bufferWidth;  // per buffer: the widest layer it holds (floats per row)
+  bool inPlace(const LayerProgram& p, size_t layer) const;  // writes over inputs[0]
+};
+BufferPlan planBuffers(const LayerProgram& program, bool keepEveryLayer);
 
 // Throws lsrl::Error naming the node when the graph is not a path of runnable layers
 // (a node read twice, a Concat of several nodes, unconnected inputs).
 LayerProgram layerProgramFromPath(const Graph& path);
 
-std::string_view recurrenceName(Recurrence r);  // "diagonal", "2x2 blocks", "general"
+std::string_view recurrenceName(Recurrence r);
+
+// Sets a LinState layer's recurrence from its transition S: diagonal, 2×2 blocks or general.
+void classifyRecurrence(Layer& layer, CsrMatrix state);
+
+// Throws lsrl::Error unless `steps` tokens per sequence are within the program's horizon;
+// `runner` starts the message ("cpu runner").
+void checkHorizon(const LayerProgram& program, int steps,
+                  const std::string& runner);  // "diagonal", "2x2 blocks", "general"
 
 }  // namespace lsrl::batch

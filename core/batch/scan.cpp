@@ -1,5 +1,6 @@
 #include "core/batch/scan.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -159,7 +160,8 @@ std::vector<float> blockScan2(const SeriesShape& shape, std::span<const float> b
 }
 
 std::vector<float> linearRecurrence(const SeriesShape& shape, const CsrMatrix& A,
-                                    std::span<const float> u, std::span<const float> h0) {
+                                    std::span<const float> u, std::span<const float> h0,
+                                    bool reluState) {
   const char* kernel = "linearRecurrence";
   scan_checks::shape(kernel, shape, 1);
   const size_t B = shape.batch, T = shape.steps, C = shape.channels;
@@ -173,7 +175,8 @@ std::vector<float> linearRecurrence(const SeriesShape& shape, const CsrMatrix& A
                         if (prev)
                           for (uint32_t i = A.rowPtr[r]; i < A.rowPtr[r + 1]; ++i)
                             sum += A.val[i] * prev[A.col[i]];
-                        ht[r] = sum + ut[r];
+                        const float next = sum + ut[r];
+                        ht[r] = reluState ? std::max(next, 0.0f) : next;
                       }
                     });
 }

@@ -30,9 +30,11 @@ std::vector<float> complexDiagScan(const SeriesShape& shape, std::span<const flo
 std::vector<float> blockScan2(const SeriesShape& shape, std::span<const float> blocks,
                               std::span<const float> b, std::span<const float> h0);
 
-// h_t = A h_{t−1} + u_t with A a constant C × C sparse matrix (the general LinState).
+// h_t = A h_{t−1} + u_t with A a constant C × C sparse matrix (the general LinState);
+// with reluState, h_t = ReLU(A h_{t−1} + u_t) (a ReLU-state LinState, the ReLU-RNN target).
 std::vector<float> linearRecurrence(const SeriesShape& shape, const CsrMatrix& A,
-                                    std::span<const float> u, std::span<const float> h0);
+                                    std::span<const float> u, std::span<const float> h0,
+                                    bool reluState = false);
 
 // Input checks shared with the Vulkan kernels. Each throws lsrl::Error whose message
 // names `kernel` and the expected vs the actual value.

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
+#include <utility>
 
 #include "core/batch/elementwise.h"
 #include "core/vulkan/shaders.h"
@@ -10,7 +12,33 @@ namespace lsrl::gpu {
 
 namespace {
 
-constexpr uint32_t kGroup = 256;  // local_size_x of relu.comp and multi.comp
+constexpr uint32_t kGroup = 256;  // local_size_x of relu.comp, multi.comp and binary.comp
+
+// binary.comp's operation (its specialization constant OP).
+enum class BinaryOp : uint32_t { Add = 0, Mul = 1 };
+
+void recordBinary(Device& dev, Batch& batch, BinaryOp op, const char* kernel, const Buffer& x,
+                  const Buffer& y, Buffer& out, size_t count) {
+  batch::elementwise_checks::binary(kernel, count, x.bytes() / sizeof(float),
+                                    y.bytes() / sizeof(float), out.bytes() / sizeof(float));
+  const uint32_t push = static_cast<uint32_t>(count);
+  const Kernel& k =
+      dev.kernel("binary", shaderCode("binary"), 3, sizeof push, {static_cast<uint32_t>(op)});
+  batch.dispatch(k, {&x, &y, &out}, &push, sizeof push, cappedGroups(count, kGroup));
+}
+
+std::vector<float> runBinary(Device& dev, BinaryOp op, const char* kernel, std::span<const float> x,
+                             std::span<const float> y, const TileOptions& options) {
+  batch::elementwise_checks::binary(kernel, x.size(), x.size(), y.size(), x.size());
+  if (y.size() != x.size())
+    throw Error(std::string(kernel) + ": inputs of the same length expected, got " +
+                std::to_string(x.size()) + " and " + std::to_string(y.size()));
+  auto Y = runRowTiles(
+      dev, kernel, {{x, 1}, {y, 1}}, x.size(), {1}, options,
+      [&](Batch& batch, const std::vector<const Buffer*>& in, const std::vector<Buffer*>& out,
+          size_t count) { recordBinary(dev, batch, op, kernel, *in[0], *in[1], *out[0], count); });
+  return std::move(Y[0]);
+}
 
 struct MultiPush {
   uint32_t rows;
@@ -51,6 +79,26 @@ std::vector<float> runMulti(Device& dev, std::span<const float> X, size_t rows, 
                      [&](Batch& batch, const Buffer& x, Buffer& y, size_t tileRows) {
                        recordMulti(dev, batch, x, y, tileRows, h);
                      });
+}
+
+void recordAdd(Device& dev, Batch& batch, const Buffer& x, const Buffer& y, Buffer& out,
+               size_t count) {
+  recordBinary(dev, batch, BinaryOp::Add, "add", x, y, out, count);
+}
+
+void recordMul(Device& dev, Batch& batch, const Buffer& x, const Buffer& y, Buffer& out,
+               size_t count) {
+  recordBinary(dev, batch, BinaryOp::Mul, "mul", x, y, out, count);
+}
+
+std::vector<float> runAdd(Device& dev, std::span<const float> x, std::span<const float> y,
+                          const TileOptions& options) {
+  return runBinary(dev, BinaryOp::Add, "add", x, y, options);
+}
+
+std::vector<float> runMul(Device& dev, std::span<const float> x, std::span<const float> y,
+                          const TileOptions& options) {
+  return runBinary(dev, BinaryOp::Mul, "mul", x, y, options);
 }
 
 }  // namespace lsrl::gpu

@@ -1,5 +1,6 @@
-// Element-wise kernels on the device: ReLU and LSRL's Multi gate. The CPU twins and the
-// input checks are core/batch/elementwise.h.
+// Element-wise kernels on the device: ReLU, LSRL's Multi gate, and the binary sum and
+// product (one shader, binary.comp, the operation a specialization constant). The CPU
+// twins and the input checks are core/batch/elementwise.h.
 //
 // Two levels: record…() appends the dispatch to a Batch over device buffers (a model
 // runner chains them), run…() takes host data of any size, tiles it to the device's
@@ -23,5 +24,16 @@ std::vector<float> runRelu(Device& dev, std::span<const float> in, const TileOpt
 void recordMulti(Device& dev, Batch& batch, const Buffer& X, Buffer& Y, size_t rows, size_t h);
 std::vector<float> runMulti(Device& dev, std::span<const float> X, size_t rows, size_t h,
                             const TileOptions& options = {});
+
+// out[i] = x[i] + y[i] (add), x[i] · y[i] (mul) for i < count; `out` may be x or y.
+void recordAdd(Device& dev, Batch& batch, const Buffer& x, const Buffer& y, Buffer& out,
+               size_t count);
+void recordMul(Device& dev, Batch& batch, const Buffer& x, const Buffer& y, Buffer& out,
+               size_t count);
+// x and y of the same length; out has that length.
+std::vector<float> runAdd(Device& dev, std::span<const float> x, std::span<const float> y,
+                          const TileOptions& options = {});
+std::vector<float> runMul(Device& dev, std::span<const float> x, std::span<const float> y,
+                          const TileOptions& options = {});
 
 }  // namespace lsrl::gpu

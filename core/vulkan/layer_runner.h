@@ -1,6 +1,7 @@
 // The Vulkan batch runner: a LayerProgram (core/batch/layer_program.h) over B sequences of
-// T tokens, the twin of core/batch/cpu_runner.h — the same layers in the same order with
-// the device kernels (matvec_kernels.h, elementwise_kernels.h, scan_kernels.h), in fp32.
+// T tokens, the twin of core/batch/cpu_runner.h — the same layers in the same order, in the
+// same buffers (batch::planBuffers), with the device kernels (matvec_kernels.h,
+// elementwise_kernels.h, scan_kernels.h, gated_cell_kernels.h, conv_lru_kernels.h), in fp32.
 // Weights are uploaded once; sequences go through in tiles whose buffers fit the device's
 // storage-buffer range, each tile's layers recorded into one submission.
 #pragma once
@@ -11,6 +12,7 @@
 
 #include "core/batch/layer_program.h"
 #include "core/vulkan/device.h"
+#include "core/vulkan/gated_cell_kernels.h"
 #include "core/vulkan/matvec_kernels.h"
 #include "core/vulkan/scan_kernels.h"
 
@@ -44,6 +46,11 @@ class LayerRunner {
 
  private:
   struct Weights;
+  struct TileState;
+  // Appends layer k's dispatches for a tile of nb sequences.
+  void recordLayer(Batch& batch, size_t k, int nb, int steps, TileState& tile,
+                   const batch::BufferPlan& plan, ScanKernels& scans, GatedCellKernels& cells,
+                   const LayerRunOptions& options);
   Device& dev_;
   const batch::LayerProgram program_;  // a copy: the runner may outlive the caller's
   std::vector<Weights> weights_;

@@ -41,4 +41,17 @@ std::vector<float> runRowTiles(Device& dev, std::string_view kernel, std::span<c
                                size_t rows, size_t inWidth, size_t outWidth,
                                const TileOptions& options, const RecordRows& record);
 
+// Several inputs and outputs cut into the same tiles of whole rows (binary and multi-input
+// kernels): input k is rows × inputs[k].width floats, output k rows × outWidths[k].
+struct TiledInput {
+  std::span<const float> data;
+  size_t width = 1;
+};
+using RecordTiles = std::function<void(Batch& batch, const std::vector<const Buffer*>& in,
+                                       const std::vector<Buffer*>& out, size_t rows)>;
+std::vector<std::vector<float>> runRowTiles(Device& dev, std::string_view kernel,
+                                            const std::vector<TiledInput>& inputs, size_t rows,
+                                            const std::vector<size_t>& outWidths,
+                                            const TileOptions& options, const RecordTiles& record);
+
 }  // namespace lsrl::gpu

@@ -7,6 +7,7 @@
 
 #include "core/batch/scan.h"
 #include "core/util/error.h"
+#include "core/vulkan/kernel_support.h"
 #include "core/vulkan/shaders.h"
 
 namespace lsrl::gpu {
@@ -17,8 +18,7 @@ namespace {
 
 constexpr uint32_t kSequentialGroup = 64;    // local_size_x of the one-walker-per-channel kernels
 constexpr uint32_t kChunkInvocations = 128;  // invocations per chunked-scan workgroup (target)
-constexpr uint32_t kRecurrenceInvocations = 256;
-constexpr uint32_t kMaxGroups = 65535;  // the guaranteed minimum of maxComputeWorkGroupCount
+constexpr uint32_t kMaxGroups = 65535;       // the guaranteed minimum of maxComputeWorkGroupCount
 
 // Row lengths and strides of the diagonal scans count packs (diag_scan_packs.glsl).
 struct DiagPush {
@@ -53,19 +53,15 @@ Packing packingOf(const DiagScanShape& shape, const ScanOptions& options) {
   p.aStepStride = uint32_t(aStep / p.floatsPerPack);
   return p;
 }
-struct WalkPush {  // block scan and CSR recurrence
+struct WalkPush {  // block scan
   uint32_t batch, steps, channels, hasH0;
+};
+struct RecurrencePush {
+  uint32_t batch, steps, channels, hasH0, reluState;
 };
 
 // Grid-stride kernels: enough workgroups for n items, capped at the guaranteed limit.
 uint32_t strideGroups(size_t n, uint32_t size) { return std::min(groupsFor(n, size), kMaxGroups); }
-
-void checkBuffer(const char* kernel, const char* what, const Buffer* buffer, size_t bytes) {
-  if (buffer == nullptr) throw Error(std::string(kernel) + ": buffer " + what + " missing");
-  if (buffer->bytes() < bytes)
-    throw Error(std::string(kernel) + ": expected buffer " + what + " of at least " +
-                std::to_string(bytes) + " bytes, got " + std::to_string(buffer->bytes()));
-}
 
 void checkGroups(const char* kernel, const char* what, size_t groups) {
   if (groups > kMaxGroups)
@@ -236,7 +232,7 @@ void ScanKernels::recordBlockScan2(Batch& batch, const Buffer& blocks, const Buf
 
 void ScanKernels::recordLinearRecurrence(Batch& batch, const CsrBuffers& A, size_t nonzeros,
                                          const Buffer& u, const Buffer* h0, const Buffer& h,
-                                         const batch::SeriesShape& shape) {
+                                         const batch::SeriesShape& shape, bool reluState) {
   const char* kernel = "linearRecurrence";
   checks::shape(kernel, shape, 1);
   const size_t seriesBytes = size_t(shape.batch) * shape.steps * shape.channels * sizeof(float);
@@ -246,21 +242,12 @@ void ScanKernels::recordLinearRecurrence(Batch& batch, const CsrBuffers& A, size
   checkBuffer(kernel, "u", &u, seriesBytes);
   checkBuffer(kernel, "h", &h, seriesBytes);
   if (h0) checkBuffer(kernel, "h0", h0, size_t(shape.batch) * shape.channels * sizeof(float));
-  const DeviceInfo& info = dev_.info();
-  const uint32_t local =
-      std::min(kRecurrenceInvocations, std::max<uint32_t>(info.maxWorkgroupSize, 1));
-  const uint32_t rows = groupsFor(size_t(shape.channels), local);
   // The state h_{t−1} of one batch item lives in shared memory.
-  const size_t sharedBytes = size_t(rows) * local * sizeof(float);
-  if (sharedBytes > info.maxSharedMemory)
-    throw Error(std::string(kernel) + ": expected at most " +
-                std::to_string(info.maxSharedMemory / sizeof(float) / local * local) +
-                " channels (the state must fit in " + std::to_string(info.maxSharedMemory) +
-                " bytes of shared memory), got C=" + std::to_string(shape.channels));
-  const Kernel& k = dev_.kernel("recurrence_csr", shaderCode("recurrence_csr"), 6, sizeof(WalkPush),
-                                {local, rows});
-  const WalkPush push{uint32_t(shape.batch), uint32_t(shape.steps), uint32_t(shape.channels),
-                      h0 != nullptr};
+  const SequenceGroup g = sequenceGroup(kernel, dev_.info(), shape.channels);
+  const Kernel& k = dev_.kernel("recurrence_csr", shaderCode("recurrence_csr"), 6,
+                                sizeof(RecurrencePush), {g.local, g.perInvocation});
+  const RecurrencePush push{uint32_t(shape.batch), uint32_t(shape.steps), uint32_t(shape.channels),
+                            h0 != nullptr, reluState};
   batch.dispatch(k, {A.rowPtr, A.col, A.val, &u, h0 ? h0 : &u, &h}, &push, sizeof push,
                  std::min<uint32_t>(uint32_t(shape.batch), kMaxGroups));
 }
@@ -268,9 +255,7 @@ void ScanKernels::recordLinearRecurrence(Batch& batch, const CsrBuffers& A, size
 // ------------------------------------------------------------------- host conveniences
 
 std::shared_ptr<Buffer> ScanKernels::upload(std::span<const float> host) {
-  auto buffer = dev_.buffer(std::max<size_t>(host.size_bytes(), sizeof(float)));
-  if (!host.empty()) dev_.upload(*buffer, host.data(), host.size_bytes());
-  return buffer;
+  return uploadFloats(dev_, host);
 }
 
 std::vector<float> ScanKernels::runDiagScan(const DiagScanShape& shape, std::span<const float> a,
@@ -333,25 +318,20 @@ std::vector<float> ScanKernels::blockScan2(const batch::SeriesShape& shape,
 std::vector<float> ScanKernels::linearRecurrence(const batch::SeriesShape& shape,
                                                  const batch::CsrMatrix& A,
                                                  std::span<const float> u,
-                                                 std::span<const float> h0) {
+                                                 std::span<const float> h0, bool reluState) {
   const char* kernel = "linearRecurrence";
   checks::shape(kernel, shape, 1);
   checks::squareCsr(kernel, A, shape.channels);
   const size_t n = size_t(shape.batch) * shape.steps * shape.channels;
   checks::length(kernel, "u", n, u.size());
   checks::initialState(kernel, shape, 1, h0.size());
-  auto indices = [&](const std::vector<uint32_t>& v) {
-    auto buffer = dev_.buffer(std::max<size_t>(v.size(), 1) * sizeof(uint32_t));
-    if (!v.empty()) dev_.upload(*buffer, v.data(), v.size() * sizeof(uint32_t));
-    return buffer;
-  };
-  auto rowPtr = indices(A.rowPtr), col = indices(A.col);
+  auto rowPtr = uploadIndices(dev_, A.rowPtr), col = uploadIndices(dev_, A.col);
   auto val = upload(A.val), uBuf = upload(u);
   auto h0Buf = h0.empty() ? nullptr : upload(h0);
   auto hBuf = dev_.buffer(n * sizeof(float));
   Batch batch = dev_.batch();
   recordLinearRecurrence(batch, {rowPtr.get(), col.get(), val.get()}, A.val.size(), *uBuf,
-                         h0Buf.get(), *hBuf, shape);
+                         h0Buf.get(), *hBuf, shape, reluState);
   dev_.run(batch);
   return dev_.download<float>(*hBuf, n);
 }

@@ -7,7 +7,8 @@
 //       shuffles or with shared memory at a chosen width — or, as the baseline, one
 //       invocation per (b, c) walks all T (Sequential).
 //   blockScan2       constant 2×2 blocks, one invocation per (b, block) walks T.
-//   linearRecurrence general CSR A, one workgroup per batch item runs all T steps.
+//   linearRecurrence general CSR A, one workgroup per batch item runs all T steps
+//                    (optionally h_t = ReLU(A h_{t−1} + u_t): the ReLU-RNN).
 // Each kernel has record(Batch&, buffers…, shape) to chain dispatches in one submission
 // and a host run(...) (upload, record, run, download) for tests and tools.
 #pragma once
@@ -80,9 +81,10 @@ class ScanKernels {
                       const ScanOptions& options = {});
   void recordBlockScan2(Batch& batch, const Buffer& blocks, const Buffer& b, const Buffer* h0,
                         const Buffer& h, const batch::SeriesShape& shape);
-  // `nonzeros` is A's nnz (the size of col and val).
+  // `nonzeros` is A's nnz (the size of col and val); reluState: h_t = ReLU(A h_{t−1} + u_t).
   void recordLinearRecurrence(Batch& batch, const CsrBuffers& A, size_t nonzeros, const Buffer& u,
-                              const Buffer* h0, const Buffer& h, const batch::SeriesShape& shape);
+                              const Buffer* h0, const Buffer& h, const batch::SeriesShape& shape,
+                              bool reluState = false);
 
   // Host conveniences with the arguments of the CPU twins (h0 empty: zero state).
   std::vector<float> diagScan(const batch::SeriesShape& shape, std::span<const float> a,
@@ -94,7 +96,8 @@ class ScanKernels {
   std::vector<float> blockScan2(const batch::SeriesShape& shape, std::span<const float> blocks,
                                 std::span<const float> b, std::span<const float> h0);
   std::vector<float> linearRecurrence(const batch::SeriesShape& shape, const batch::CsrMatrix& A,
-                                      std::span<const float> u, std::span<const float> h0);
+                                      std::span<const float> u, std::span<const float> h0,
+                                      bool reluState = false);
 
   // GPU time (ms, median over `repeats` runs after one warm-up; sum of the scan's
   // dispatches) of a real diagonal scan with time-varying a on random data, for benches.

@@ -26,6 +26,18 @@ TEST(ElementwiseTwin, MultiByHand) {
   EXPECT_EQ(multi(std::vector<float>{-3, 5}, 1, 1), (std::vector<float>{-15}));
 }
 
+TEST(ElementwiseTwin, AddAndMulByHand) {
+  const std::vector<float> x = {1, -2, 0.5f}, y = {3, 4, -0.25f};
+  std::vector<float> out(3);
+  add(x, y, out);
+  EXPECT_EQ(out, (std::vector<float>{4, 2, 0.25f}));
+  mul(x, y, out);
+  EXPECT_EQ(out, (std::vector<float>{3, -8, -0.125f}));
+  std::vector<float> inPlace = x;  // out aliasing x
+  mul(inPlace, y, inPlace);
+  EXPECT_EQ(inPlace, out);
+}
+
 using testing_common::expectError;
 
 TEST(ElementwiseTwin, BadShapesAreErrorsNamingTheKernel) {
@@ -41,6 +53,10 @@ TEST(ElementwiseTwin, BadShapesAreErrorsNamingTheKernel) {
   expectError([&] { multi(X, 0, 1); }, "multi", "at least 1 row");
   expectError([&] { multi(X, 1, 0); }, "multi", "half-width 0");
   expectError([&] { multi(X, size_t{1} << 40, size_t{1} << 40); }, "multi", "overflows");
+  std::vector<float> none, three(3);
+  expectError([&] { add(X, X, none); }, "add", "at least 1 value expected, got 0");
+  expectError([&] { add(X, out, three); }, "add", "3 floats expected, got 3, 2 and 3");
+  expectError([&] { mul(out, X, three); }, "mul", "3 floats expected, got 2, 3 and 3");
 }
 
 }  // namespace

@@ -73,6 +73,20 @@ TEST(ScanTwin, LinearRecurrenceRunsFibonacci) {
             (V{1, 2, 3.5f, 4, 5, 6, 9.5f, 8}));
 }
 
+TEST(ScanTwin, LinearRecurrenceWithAReluState) {
+  // A = [[1, −1], [−1, 0.5]], u = (0.5, 1): from h0 = (1, 2), A h + u = (−0.5, 1)
+  // → (0, 1), then (−1 + 0.5, 0.5 + 1) = (−0.5, 1.5) → (0, 1.5); without the ReLU
+  // (−0.5, 1) then (−1, 2).
+  CsrMatrix A;
+  A.rows = A.cols = 2;
+  A.rowPtr = {0, 2, 4};
+  A.col = {0, 1, 0, 1};
+  A.val = {1, -1, -1, 0.5f};
+  const V u{0.5f, 1, 0.5f, 1};
+  EXPECT_EQ(linearRecurrence({1, 2, 2}, A, u, V{1, 2}, true), (V{0, 1, 0, 1.5f}));
+  EXPECT_EQ(linearRecurrence({1, 2, 2}, A, u, V{1, 2}, false), (V{-0.5f, 1, -1, 2}));
+}
+
 TEST(ScanTwin, BadInputsAreErrorsNamingKernelAndSizes) {
   expectError(
       [] {

@@ -1,3 +1,6 @@
+// Every random draw is its own statement: the order in which a call's arguments are
+// evaluated is unspecified (gcc and clang differ), and the graphs must be the same in both
+// builds.
 // Small random path graphs covering every layer kind and recurrence structure of the
 // batch runners (core/batch/layer_program.h), shared by the CPU and Vulkan runner tests.
 #pragma once
@@ -33,16 +36,28 @@ inline ExactVector randomVector(int n, std::mt19937_64& rng) {
 inline Graph everyKindPath(std::mt19937_64& rng) {
   Graph g;
   NodeId x = g.addInput(3, "x");
-  x = g.addLinear(x, randomMatrix(6, 3, rng), randomVector(6, rng), "lin0");
+  {
+    ExactMatrix A = randomMatrix(6, 3, rng);
+    ExactVector b = randomVector(6, rng);
+    x = g.addLinear(x, std::move(A), std::move(b), "lin0");
+  }
   x = g.addReLU(x, "relu");
   ExactMatrix diag = ExactMatrix::fromEntries(6, 6,
                                               {{0, 0, Exact::rational(1, 2)},
                                                {1, 1, Exact(1)},
                                                {3, 3, Exact::rational(-3, 4)},
                                                {5, 5, Exact::rational(9, 10)}});
-  x = g.addLinState(x, diag, randomMatrix(6, 6, rng), randomVector(6, rng), randomVector(6, rng),
-                    "diag");
-  x = g.addLinear(x, randomMatrix(8, 6, rng), randomVector(8, rng), "lin1");
+  {
+    ExactMatrix B = randomMatrix(6, 6, rng);
+    ExactVector bias = randomVector(6, rng);
+    ExactVector init = randomVector(6, rng);
+    x = g.addLinState(x, diag, std::move(B), std::move(bias), std::move(init), "diag");
+  }
+  {
+    ExactMatrix A = randomMatrix(8, 6, rng);
+    ExactVector b = randomVector(8, rng);
+    x = g.addLinear(x, std::move(A), std::move(b), "lin1");
+  }
   x = g.addMulti(x, "multi");
   const Exact c = Exact::cosPi(1, 5), s = Exact::sinPi(1, 5);
   ExactMatrix rot = ExactMatrix::fromEntries(4, 4,
@@ -52,12 +67,54 @@ inline Graph everyKindPath(std::mt19937_64& rng) {
                                               {1, 1, c},
                                               {2, 2, Exact::rational(1, 2)},
                                               {3, 2, Exact::rational(1, 3)}});
-  x = g.addLinState(x, rot, randomMatrix(4, 4, rng), randomVector(4, rng), randomVector(4, rng),
-                    "rot");
+  {
+    ExactMatrix B = randomMatrix(4, 4, rng);
+    ExactVector bias = randomVector(4, rng);
+    ExactVector init = randomVector(4, rng);
+    x = g.addLinState(x, rot, std::move(B), std::move(bias), std::move(init), "rot");
+  }
   ExactMatrix general = randomMatrix(4, 4, rng, 0.5).scaled(Exact::rational(1, 3));
-  x = g.addLinState(x, general, randomMatrix(4, 4, rng), randomVector(4, rng), randomVector(4, rng),
-                    "general");
-  g.setOutput(g.addLinear(x, randomMatrix(2, 4, rng), randomVector(2, rng), "out"));
+  {
+    ExactMatrix B = randomMatrix(4, 4, rng);
+    ExactVector bias = randomVector(4, rng);
+    ExactVector init = randomVector(4, rng);
+    x = g.addLinState(x, general, std::move(B), std::move(bias), std::move(init), "general");
+  }
+  ExactMatrix A = randomMatrix(2, 4, rng);
+  ExactVector b = randomVector(2, rng);
+  g.setOutput(g.addLinear(x, std::move(A), std::move(b), "out"));
+  return g;
+}
+
+// Input(3) → Linear → ReLU → LinState (diagonal) → LinState (general) → Linear: for the
+// targets that refuse a Multi (linear-rnn, rnn).
+inline Graph multiFreePath(std::mt19937_64& rng) {
+  Graph g;
+  NodeId x = g.addInput(3, "x");
+  {
+    ExactMatrix A = randomMatrix(5, 3, rng);
+    ExactVector b = randomVector(5, rng);
+    x = g.addLinear(x, std::move(A), std::move(b), "lin0");
+  }
+  x = g.addReLU(x, "relu");
+  ExactMatrix diag = ExactMatrix::fromEntries(
+      5, 5, {{0, 0, Exact::rational(1, 2)}, {2, 2, Exact(1)}, {4, 4, Exact::rational(-2, 3)}});
+  {
+    ExactMatrix B = randomMatrix(5, 5, rng);
+    ExactVector bias = randomVector(5, rng);
+    ExactVector init = randomVector(5, rng);
+    x = g.addLinState(x, diag, std::move(B), std::move(bias), std::move(init), "diag");
+  }
+  ExactMatrix general = randomMatrix(3, 3, rng, 0.5).scaled(Exact::rational(1, 3));
+  {
+    ExactMatrix B = randomMatrix(3, 5, rng);
+    ExactVector bias = randomVector(3, rng);
+    ExactVector init = randomVector(3, rng);
+    x = g.addLinState(x, general, std::move(B), std::move(bias), std::move(init), "general");
+  }
+  ExactMatrix A = randomMatrix(2, 3, rng);
+  ExactVector b = randomVector(2, rng);
+  g.setOutput(g.addLinear(x, std::move(A), std::move(b), "out"));
   return g;
 }
 

@@ -1,6 +1,6 @@
-// ReLU and Multi on the device against their CPU twins (core/batch/elementwise.h) at
-// random sizes (odd, one element, past the capped grid, in tiles), in place, chained after
-// a CSR matvec in one submission, and bad shapes.
+// ReLU, Multi, Add and Mul on the device against their CPU twins
+// (core/batch/elementwise.h) at random sizes (odd, one element, past the capped grid, in
+// tiles), in place, chained after a CSR matvec in one submission, and bad shapes.
 #include "core/batch/elementwise.h"
 
 #include <gtest/gtest.h>
@@ -67,6 +67,46 @@ TEST(VulkanElementwise, MultiMatchesTheTwin) {
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
 }
 
+TEST(VulkanElementwise, AddAndMulMatchTheTwins) {
+  LSRL_VULKAN_DEVICE(dev);
+  std::mt19937 rng(10);
+  for (size_t count : {size_t{1}, size_t{2}, size_t{255}, size_t{1001}, size_t{300007}}) {
+    const std::vector<float> x = randomFloats(rng, count, -3.0f, 3.0f);
+    const std::vector<float> y = randomFloats(rng, count, -3.0f, 3.0f);
+    std::vector<float> sum(count), product(count);
+    batch::add(x, y, sum);
+    batch::mul(x, y, product);
+    expectParity(runAdd(dev, x, y), sum, "add " + std::to_string(count));
+    expectParity(runMul(dev, x, y), product, "mul " + std::to_string(count));
+    if (count == 1001) {
+      expectParity(runAdd(dev, x, y, {.maxTileRows = 333}), sum, "add in tiles of 333");
+      expectParity(runMul(dev, x, y, {.maxTileRows = 100}), product, "mul in tiles of 100");
+    }
+  }
+  EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
+}
+
+// out aliasing either input, and both ops in one submission.
+TEST(VulkanElementwise, AddAndMulInPlace) {
+  LSRL_VULKAN_DEVICE(dev);
+  std::mt19937 rng(11);
+  const size_t n = 513;
+  const std::vector<float> x = randomFloats(rng, n), y = randomFloats(rng, n);
+  auto xb = dev.buffer(n * sizeof(float)), yb = dev.buffer(n * sizeof(float));
+  dev.upload(*xb, x.data(), n * sizeof(float));
+  dev.upload(*yb, y.data(), n * sizeof(float));
+  Batch work = dev.batch();
+  recordAdd(dev, work, *xb, *yb, *xb, n);  // x ← x + y
+  recordMul(dev, work, *xb, *yb, *yb, n);  // y ← (x + y) · y
+  dev.run(work);
+  std::vector<float> sum(n), product(n);
+  batch::add(x, y, sum);
+  batch::mul(sum, y, product);
+  expectParity(dev.download<float>(*xb, n), sum, "add into x");
+  expectParity(dev.download<float>(*yb, n), product, "mul into y");
+  EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
+}
+
 // Linear → ReLU → Multi recorded into one batch over device buffers, as a model runner
 // chains them: one submission, the twins composed on the CPU.
 TEST(VulkanElementwise, ChainsAfterAMatvecInOneSubmission) {
@@ -117,6 +157,16 @@ TEST(VulkanElementwise, BadShapesAreErrorsNamingTheKernel) {
   EXPECT_EQ(work.size(), 0u);
   recordMulti(dev, work, *large, *small, 2, 2);  // 8 of 10 in, 4 of 4 out: fits
   EXPECT_EQ(work.size(), 1u);
+  expectError([&] { recordAdd(dev, work, *large, *small, *large, 5); }, "add",
+              "5 floats expected, got 10, 4 and 10");
+  expectError([&] { recordMul(dev, work, *large, *large, *small, 5); }, "mul",
+              "5 floats expected, got 10, 10 and 4");
+  expectError([&] { recordMul(dev, work, *large, *large, *large, 0); }, "mul", "got 0");
+  EXPECT_EQ(work.size(), 1u);
+  expectError([&] { runAdd(dev, std::vector<float>(2), std::vector<float>(3)); }, "add",
+              "same length expected, got 2 and 3");
+  expectError([&] { runMul(dev, std::vector<float>{}, std::vector<float>{}); }, "mul",
+              "at least 1 value");
   expectError([&] { runRelu(dev, std::vector<float>{}); }, "relu", "at least 1 value");
   expectError([&] { runMulti(dev, std::vector<float>(5), 1, 3); }, "multi",
               "1 rows × 6 = 6 floats expected, got 5");

@@ -42,6 +42,53 @@ TEST_F(RunBackends, Fp32OnCpuAndVulkanAgree) {
   }
 }
 
+// A target architecture's weights (lsrl export --target): float64 through core/arch's
+// forward pass, fp32 on the CPU runner and on the device, all three close.
+TEST_F(RunBackends, TargetWeightsRunOnEveryBackend) {
+  LSRL_VULKAN_DEVICE(dev);
+  (void)dev;
+  ASSERT_EQ(lsrl({"program", "more_ones", "-o", path("p.json")}).code, 0);
+  ASSERT_EQ(lsrl({"compile", path("p.json"), "-o", path("m.json")}).code, 0);
+  write("in.json", R"({"batch": [{"tokens": [[1], [0], [1], [1]]}, {"tokens": [[0], [0]]}]})");
+  const std::vector<std::pair<std::string, std::vector<std::string>>> targets = {
+      {"gated-rnn", {}},
+      {"gru", {"--box", "0,1", "--horizon", "8"}},
+      {"lstm", {}},
+      {"hawk", {"--horizon", "8"}}};
+  for (const auto& [target, options] : targets) {
+    SCOPED_TRACE(target);
+    const std::string weights = path(target + ".safetensors");
+    std::vector<std::string> args = {"export",   path("m.json"), "--format", "safetensors",
+                                     "--target", target,         "-o",       weights};
+    args.insert(args.end(), options.begin(), options.end());
+    const Result exported = lsrl(args);
+    ASSERT_EQ(exported.code, 0) << exported.err;
+    std::vector<nlohmann::json> runs;
+    for (const std::string backend : {"float64", "cpu32", "vulkan"}) {
+      const Result r = lsrl({"run", weights, "--input", path("in.json"), "--backend", backend});
+      ASSERT_EQ(r.code, 0) << backend << ": " << r.err;
+      runs.push_back(nlohmann::json::parse(r.out)["batch_outputs"]);
+    }
+    ASSERT_EQ(runs[0].size(), 2u);
+    for (size_t b = 0; b < 2; ++b) {
+      ASSERT_EQ(runs[0][b].size(), b == 0 ? 4u : 2u);
+      for (size_t t = 0; t < runs[0][b].size(); ++t) {
+        const double want = runs[0][b][t][0];
+        for (size_t k = 1; k < runs.size(); ++k) {
+          const double got = runs[k][b][t][0];
+          EXPECT_LE(std::fabs(got - want), 1e-4 * (1 + std::fabs(want)))
+              << "sequence " << b << " token " << t << " backend " << k;
+        }
+      }
+    }
+  }
+  const Result exact =
+      lsrl({"run", path("lstm.safetensors"), "--input", path("in.json"), "--exact"});
+  EXPECT_EQ(exact.code, 1);
+  EXPECT_NE(exact.err.find("--backend exact needs the compiled model"), std::string::npos)
+      << exact.err;
+}
+
 TEST_F(RunBackends, MisuseIsRefusedWithTheReason) {
   ASSERT_EQ(lsrl({"program", "more_ones", "-o", path("p.json")}).code, 0);
   write("in.json", R"({"tokens": [[1], [0], [1]]})");

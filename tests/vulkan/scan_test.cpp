@@ -243,6 +243,27 @@ TEST(VulkanScan, LinearRecurrenceMatchesTheTwin) {
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
 }
 
+// h_t = ReLU(A h_{t−1} + u_t): inputs centred below zero so the ReLU clips often.
+TEST(VulkanScan, LinearRecurrenceWithAReluStateMatchesTheTwin) {
+  LSRL_VULKAN_DEVICE(dev);
+  ScanKernels scans(dev);
+  std::mt19937 rng(10);
+  for (const SeriesShape s : {SeriesShape{1, 1, 1}, SeriesShape{3, 13, 7}, SeriesShape{2, 37, 300},
+                              SeriesShape{1, 9, 700}}) {
+    SCOPED_TRACE("B=" + std::to_string(s.batch) + " T=" + std::to_string(s.steps) +
+                 " C=" + std::to_string(s.channels));
+    const batch::CsrMatrix A = randomContraction(rng, s.channels, 4);
+    const V u = uniform(rng, size_t(s.batch) * s.steps * s.channels, -1, 0.5f);
+    const V h0 = uniform(rng, size_t(s.batch) * s.channels, -1, 1);
+    const V cpu = batch::linearRecurrence(s, A, u, h0, true);
+    EXPECT_TRUE(matches(scans.linearRecurrence(s, A, u, h0, true), cpu));
+    EXPECT_TRUE(std::all_of(cpu.begin(), cpu.end(), [](float v) { return v >= 0; }));
+    EXPECT_TRUE(matches(scans.linearRecurrence(s, A, u, {}, true),
+                        batch::linearRecurrence(s, A, u, {}, true)));
+  }
+  EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
+}
+
 TEST(VulkanScan, BadInputsAreErrorsNamingTheKernel) {
   LSRL_VULKAN_DEVICE(dev);
   ScanKernels scans(dev);

@@ -1,0 +1,137 @@
+// lsrl model list | run NAME [...] | save NAME -o W.safetensors: the seed architectures
+// (core/models) from the command line.
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "app/cli/args.h"
+#include "app/cli/commands.h"
+#include "app/cli/model_backends.h"
+#include "core/io/json_util.h"
+#include "core/io/sequence_file.h"
+#include "core/models/seed_model.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+
+namespace lsrl::cli {
+
+namespace {
+
+nlohmann::json readConfig(const Args& args) {
+  if (!args.has("config")) return nlohmann::json::object();
+  const std::string path = args.get("config");
+  const nlohmann::json config = io::parseJson(readWholeFile(path), path);
+  if (!config.is_object()) throw Error(path + ": a model config is a JSON object");
+  return config;
+}
+
+std::unique_ptr<models::SeedModel> modelFor(const Args& args, const std::string& kind) {
+  if (args.has("weights")) {
+    if (args.has("config"))
+      throw Error("--weights holds the model's config: give --config or --weights, not both");
+    return models::loadSeedModel(kind, args.get("weights"));
+  }
+  return models::makeSeedModel(kind, readConfig(args));
+}
+
+models::Sequence readInput(const std::string& path) {
+  const SequenceBatch batch = loadSequenceFile(path);
+  if (batch.isBatch) throw Error(path + ": lsrl model run takes one sequence ({\"tokens\": ...})");
+  models::Sequence seq;
+  for (const ExactVector& row : batch.sequences.at(0)) {
+    models::Vector v;
+    for (const Exact& x : row) v.push_back(x.toDouble());
+    seq.push_back(std::move(v));
+  }
+  return seq;
+}
+
+nlohmann::json rowsToJson(const models::Sequence& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : rows) out.push_back(r);
+  return out;
+}
+
+int listModels(std::ostream& out) {
+  nlohmann::ordered_json doc = nlohmann::ordered_json::array();
+  for (const std::string& kind : models::seedModelKinds()) {
+    const auto m = models::makeSeedModel(kind, nlohmann::json::object());
+    doc.push_back({{"model", kind},
+                   {"tasks", m->tasks()},
+                   {"input_width", m->inputWidth()},
+                   {"output_width", m->outputWidth()},
+                   {"default_config", m->config()}});
+  }
+  out << doc.dump() << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int cmdModel(const Argv& argv, std::ostream& out) {
+  const CommandSpec spec{
+      "lsrl model list\n"
+      "       lsrl model run NAME [--config CFG.json | --weights W.safetensors]\n"
+      "                      [--input IN.json | --task T] [--seed N] [--backend cpu|vulkan]\n"
+      "                      [--trace TRACE.json]\n"
+      "       lsrl model save NAME [--config CFG.json] -o W.safetensors",
+      "The seed architectures: mingru, minlstm, gateloop, lattice, looped (docs/models.md).\n"
+      "`list` prints each model's tasks, widths and default config as JSON. `run` runs a\n"
+      "model (with no config: a small default, seed 0) on an input sequence (IN.json as for\n"
+      "lsrl run) or a synthetic task (default: the model's first task, drawn with --seed)\n"
+      "and prints {\"model\", \"task\", \"backend\", \"outputs\"}; --trace writes the trace,\n"
+      "JSON with named arrays. `save` writes a model's weights and config.",
+      {{"config", "CFG.json", "model config (sizes, seed, mode); missing keys: defaults"},
+       {"weights", "W.safetensors", "run: weights written by lsrl model save"},
+       {"input", "IN.json", "run: one token sequence {\"tokens\": [[...], ...]}"},
+       {"task", "T", "run: a synthetic task (lsrl model list shows them)"},
+       {"seed", "N", "run: seed of the task's input (default 0)"},
+       {"backend", "B", "run: cpu (float64, default) or vulkan (fp32)"},
+       {"trace", "TRACE.json", "run: also write the trace"},
+       {"o", "W.safetensors", "save: output file"}},
+      1,
+      2};
+  const auto args = parseOrHelp(spec, argv, out);
+  if (!args) return 0;
+  const std::string& action = args->positional()[0];
+  if (action == "list") {
+    if (args->positional().size() != 1) throw Error("lsrl model list takes no model name");
+    return listModels(out);
+  }
+  if (action != "run" && action != "save")
+    throw Error("unknown action \"" + action + "\" (list, run, save)");
+  if (args->positional().size() != 2)
+    throw Error("lsrl model " + action + " needs a model name (lsrl model list shows them)");
+  const std::string& kind = args->positional()[1];
+  const auto model = modelFor(*args, kind);
+  if (action == "save") {
+    if (!args->has("o")) throw Error("missing -o W.safetensors (where to write the weights)");
+    models::saveSeedModel(*model, args->get("o"));
+    out << "wrote " << args->get("o") << "\n";
+    return 0;
+  }
+  if (args->has("input") && args->has("task")) throw Error("give --input or --task, not both");
+  const std::string backend = args->get("backend", "cpu");
+  const ModelBackend which = modelBackendFromName(backend);
+  std::string task;
+  models::Sequence input;
+  if (args->has("input")) {
+    input = readInput(args->get("input"));
+  } else {
+    task = args->has("task") ? args->get("task") : model->tasks().at(0);
+    const int seed = args->has("seed") ? parseIntValue(args->get("seed"), "--seed", 0, 1 << 30) : 0;
+    input = model->taskInput(task, static_cast<uint64_t>(seed));
+  }
+  models::Trace trace;
+  const bool wantTrace = args->has("trace");
+  const models::Sequence outputs = runSeedModel(*model, input, which, wantTrace ? &trace : nullptr);
+  if (wantTrace) writeFileAtomically(args->get("trace"), trace.toJson(kind).dump() + "\n");
+  nlohmann::ordered_json result;
+  result["model"] = kind;
+  if (!task.empty()) result["task"] = task;
+  result["backend"] = backend;
+  result["outputs"] = rowsToJson(outputs);
+  out << result.dump() << "\n";
+  return 0;
+}
+
+}  // namespace lsrl::cli

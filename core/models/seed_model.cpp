@@ -1,0 +1,76 @@
+#include "core/models/seed_model.h"
+
+#include <functional>
+#include <map>
+
+#include "core/models/gateloop.h"
+#include "core/models/lattice.h"
+#include "core/models/looped.h"
+#include "core/models/mingru.h"
+#include "core/models/minlstm.h"
+#include "core/util/error.h"
+
+namespace lsrl::models {
+
+namespace {
+
+struct Factory {
+  std::function<std::unique_ptr<SeedModel>(const nlohmann::json&)> fromConfig;
+  std::function<std::unique_ptr<SeedModel>(const LoadedWeights&)> fromWeights;
+};
+
+// Every model class has Config::fromJson, Model(config) (seeded random init) and
+// Model(config, weights).
+template <class Model, class Config>
+Factory factoryOf() {
+  return {[](const nlohmann::json& config) -> std::unique_ptr<SeedModel> {
+            return std::make_unique<Model>(Config::fromJson(config));
+          },
+          [](const LoadedWeights& w) -> std::unique_ptr<SeedModel> {
+            return std::make_unique<Model>(Config::fromJson(w.config), w.tensors);
+          }};
+}
+
+const std::map<std::string, Factory>& factories() {
+  static const std::map<std::string, Factory> table = {
+      {"gateloop", factoryOf<GateLoopModel, GateLoopConfig>()},
+      {"lattice", factoryOf<LatticeModel, LatticeConfig>()},
+      {"looped", factoryOf<LoopedModel, LoopedConfig>()},
+      {"mingru", factoryOf<MinGruModel, MinGruConfig>()},
+      {"minlstm", factoryOf<MinLstmModel, MinLstmConfig>()},
+  };
+  return table;
+}
+
+const Factory& factory(const std::string& kind) {
+  const auto& table = factories();
+  const auto it = table.find(kind);
+  if (it == table.end()) {
+    std::string known;
+    for (const auto& [name, f] : table) known += (known.empty() ? "" : ", ") + name;
+    throw Error("unknown model \"" + kind + "\" (known: " + known + ")");
+  }
+  return it->second;
+}
+
+}  // namespace
+
+std::vector<std::string> seedModelKinds() {
+  std::vector<std::string> out;
+  for (const auto& [name, f] : factories()) out.push_back(name);
+  return out;
+}
+
+std::unique_ptr<SeedModel> makeSeedModel(const std::string& kind, const nlohmann::json& config) {
+  return factory(kind).fromConfig(config.is_null() ? nlohmann::json::object() : config);
+}
+
+std::unique_ptr<SeedModel> loadSeedModel(const std::string& kind, const std::string& path) {
+  return factory(kind).fromWeights(loadWeights(path, kind));
+}
+
+void saveSeedModel(const SeedModel& model, const std::string& path) {
+  saveWeights(path, model.kind(), model.config(), model.weights());
+}
+
+}  // namespace lsrl::models

@@ -1,0 +1,51 @@
+#include "core/vulkan/kernel_support.h"
+
+#include <algorithm>
+#include <string>
+
+#include "core/util/error.h"
+
+namespace lsrl::gpu {
+
+namespace {
+constexpr uint32_t kSequenceInvocations = 256;  // the target workgroup size
+}  // namespace
+
+void checkBuffer(const char* kernel, const char* what, const Buffer* buffer, size_t bytes) {
+  if (buffer == nullptr) throw Error(std::string(kernel) + ": buffer " + what + " missing");
+  if (buffer->bytes() < bytes)
+    throw Error(std::string(kernel) + ": expected buffer " + what + " of at least " +
+                std::to_string(bytes) + " bytes, got " + std::to_string(buffer->bytes()));
+}
+
+namespace {
+template <class T>
+std::shared_ptr<Buffer> uploadArray(Device& dev, std::span<const T> host) {
+  auto buffer = dev.buffer(std::max<size_t>(host.size_bytes(), sizeof(T)));
+  if (!host.empty()) dev.upload(*buffer, host.data(), host.size_bytes());
+  return buffer;
+}
+}  // namespace
+
+std::shared_ptr<Buffer> uploadFloats(Device& dev, std::span<const float> host) {
+  return uploadArray(dev, host);
+}
+
+std::shared_ptr<Buffer> uploadIndices(Device& dev, std::span<const uint32_t> host) {
+  return uploadArray(dev, host);
+}
+
+SequenceGroup sequenceGroup(const char* kernel, const DeviceInfo& info, int channels) {
+  SequenceGroup g;
+  g.local = std::min(kSequenceInvocations, std::max<uint32_t>(info.maxWorkgroupSize, 1));
+  g.perInvocation = groupsFor(size_t(channels), g.local);
+  const size_t sharedBytes = size_t(g.perInvocation) * g.local * sizeof(float);
+  if (sharedBytes > info.maxSharedMemory)
+    throw Error(std::string(kernel) + ": expected at most " +
+                std::to_string(info.maxSharedMemory / sizeof(float) / g.local * g.local) +
+                " channels (the state must fit in " + std::to_string(info.maxSharedMemory) +
+                " bytes of shared memory), got C=" + std::to_string(channels));
+  return g;
+}
+
+}  // namespace lsrl::gpu

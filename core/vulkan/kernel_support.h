@@ -1,0 +1,31 @@
+// Pieces the Vulkan kernel families share: buffer-size checks that name the kernel, host
+// uploads, and the workgroup shape of the kernels that walk one sequence per workgroup
+// with its state in shared memory (recurrence_csr, gru_recurrence, lstm_recurrence).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "core/vulkan/device.h"
+
+namespace lsrl::gpu {
+
+// Throws lsrl::Error naming `kernel` and `what` when `buffer` is null or under `bytes`.
+void checkBuffer(const char* kernel, const char* what, const Buffer* buffer, size_t bytes);
+
+// A buffer holding `host` (at least one float, so an empty array still binds).
+std::shared_ptr<Buffer> uploadFloats(Device& dev, std::span<const float> host);
+std::shared_ptr<Buffer> uploadIndices(Device& dev, std::span<const uint32_t> host);
+
+// One workgroup per sequence: `local` invocations, each owning `perInvocation` of the
+// `channels` state slots (strided by local), local · perInvocation floats of shared memory.
+struct SequenceGroup {
+  uint32_t local = 0;
+  uint32_t perInvocation = 0;
+};
+// Throws lsrl::Error naming `kernel` when the state does not fit in shared memory.
+SequenceGroup sequenceGroup(const char* kernel, const DeviceInfo& info, int channels);
+
+}  // namespace lsrl::gpu

@@ -1,0 +1,259 @@
+#include "core/vulkan/lattice_device.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "core/util/error.h"
+#include "core/vulkan/kernel_support.h"
+#include "core/vulkan/row_tiles.h"
+#include "core/vulkan/shaders.h"
+
+namespace lsrl::gpu {
+
+namespace {
+
+using models::LatticeConfig;
+using models::LatticeMode;
+using models::LatticeModel;
+using models::LatticeOptions;
+using models::LatticeSlots;
+using models::LatticeStepOut;
+using models::LatticeToken;
+using models::Sequence;
+using models::Vector;
+
+constexpr const char* kWhat = "lattice on Vulkan";
+constexpr uint32_t kMaxInvocations = 256;
+
+// The shader's push constants (shaders/lattice_step.comp).
+struct LatticePush {
+  uint32_t batch, steps, heads, mode, variant, closedForm, chunk, chunkNosr, trace;
+  float eps, lambda;
+};
+
+// One head's sizes and the shader's per-step diagnostics row:
+// [incoming (d), error (d), error (m), α (m), β (m), ‖s̃‖ (m), guarded (m)].
+struct HeadShape {
+  size_t m, d;
+  size_t slots() const { return m * d; }
+  size_t token() const { return static_cast<size_t>(models::latticeDirectWidth(int(m), int(d))); }
+  size_t diag() const { return 2 * d + 5 * m; }
+  size_t errorM() const { return 2 * d; }
+  size_t alpha() const { return 2 * d + m; }
+  size_t beta() const { return 2 * d + 2 * m; }
+  size_t preNorm() const { return 2 * d + 3 * m; }
+  size_t guarded() const { return 2 * d + 4 * m; }
+};
+
+HeadShape headShape(const LatticeConfig& c) {
+  return {static_cast<size_t>(c.m), static_cast<size_t>(c.d)};
+}
+
+// What one dispatch over B sequences of T tokens returns (slots and diag with a trace).
+struct DevicePass {
+  std::vector<float> y;      // [b][t][H·d]
+  std::vector<float> slots;  // [b][h][t][m][d]
+  std::vector<float> diag;   // [b][h][t][HeadShape::diag()]
+};
+
+// Each head's tokens [k, v, q, γ, μ] (as the model's direct input), [b][t][h][token].
+std::vector<float> packTokens(const LatticeModel& model, std::span<const Sequence> seqs,
+                              size_t first, size_t T) {
+  const HeadShape s = headShape(model.settings());
+  const size_t H = static_cast<size_t>(model.settings().heads), W = s.token();
+  std::vector<float> out(seqs.size() * T * H * W);
+  for (size_t b = 0; b < seqs.size(); ++b)
+    for (size_t h = 0; h < H; ++h) {
+      std::vector<LatticeToken> tokens;
+      try {
+        tokens = model.headTokens(seqs[b], static_cast<int>(h));
+      } catch (const Error& e) {
+        throw Error(std::string(kWhat) + ": sequence " + std::to_string(first + b) + ": " +
+                    e.what());
+      }
+      for (size_t t = 0; t < T; ++t) {
+        const Vector row = models::packLatticeToken(tokens[t]);
+        std::copy(row.begin(), row.end(), out.begin() + ((b * T + t) * H + h) * W);
+      }
+    }
+  return out;
+}
+
+// Shared floats the shader declares for one head: the state, frozen and accum (one float
+// each unless chunked), and the per-step vectors.
+size_t sharedFloats(const HeadShape& s, bool chunked) {
+  return s.slots() + 2 * (chunked ? s.slots() : 1) + 2 * s.m + 3 * s.d + 2;
+}
+
+DevicePass runPass(Device& dev, const LatticeModel& model, std::span<const float> tokens, size_t B,
+                   size_t T, bool trace) {
+  const LatticeConfig& c = model.settings();
+  const HeadShape s = headShape(c);
+  const size_t H = static_cast<size_t>(c.heads);
+  const bool chunked = c.chunk > 1;
+  const DeviceInfo& info = dev.info();
+  const size_t sharedBytes = sharedFloats(s, chunked) * sizeof(float);
+  if (sharedBytes > info.maxSharedMemory)
+    throw Error(std::string(kWhat) + ": one head's slots (m·d = " + std::to_string(s.slots()) +
+                (chunked ? ", three copies with chunk > 1" : "") + ") need " +
+                std::to_string(sharedBytes) + " bytes of shared memory, the device has " +
+                std::to_string(info.maxSharedMemory));
+  // Invocations stride over slots and dimensions: a power of two covering the wider.
+  uint32_t local = 1;
+  while (local < std::max(s.m, s.d) && local < kMaxInvocations) local *= 2;
+  local = std::min(local, std::max<uint32_t>(info.maxWorkgroupSize, 1));
+  const Kernel& k = dev.kernel(
+      "lattice_step", shaderCode("lattice_step"), 5, sizeof(LatticePush),
+      {local, uint32_t(s.m), uint32_t(s.d), chunked ? 1u : 0u, chunked ? uint32_t(s.slots()) : 1u});
+
+  std::vector<float> s0;
+  for (int h = 0; h < c.heads; ++h) {
+    const LatticeSlots S = model.initialSlots(h);
+    s0.insert(s0.end(), S.data.begin(), S.data.end());
+  }
+  DevicePass out;
+  const size_t yCount = B * T * H * s.d;
+  const size_t slotCount = trace ? B * H * T * s.slots() : 0;
+  const size_t diagCount = trace ? B * H * T * s.diag() : 0;
+  auto tokBuf = uploadFloats(dev, tokens);
+  auto s0Buf = uploadFloats(dev, s0);
+  auto yBuf = dev.buffer(std::max<size_t>(yCount, 1) * sizeof(float));
+  auto slotBuf = dev.buffer(std::max<size_t>(slotCount, 1) * sizeof(float));
+  auto diagBuf = dev.buffer(std::max<size_t>(diagCount, 1) * sizeof(float));
+
+  const LatticeOptions& o = c.options;
+  LatticePush push{uint32_t(B), uint32_t(T), uint32_t(H),
+                   // The chunk's steps are raw OSR steps from S_{t0} (latticeRecurrence).
+                   uint32_t(chunked ? LatticeMode::Osr : o.mode), uint32_t(o.variant),
+                   o.beta == models::LatticeBeta::ClosedForm ? 1u : 0u, uint32_t(c.chunk),
+                   o.mode == LatticeMode::Nosr ? 1u : 0u, trace ? 1u : 0u, float(o.eps),
+                   float(o.lambda)};
+  Batch batch = dev.batch();
+  batch.dispatch(k, {tokBuf.get(), s0Buf.get(), yBuf.get(), slotBuf.get(), diagBuf.get()}, &push,
+                 sizeof push,
+                 static_cast<uint32_t>(std::min<size_t>(B * H, kMaxGroupsPerDimension)));
+  dev.run(batch);
+  out.y = dev.download<float>(*yBuf, yCount);
+  if (trace) {
+    out.slots = dev.download<float>(*slotBuf, slotCount);
+    out.diag = dev.download<float>(*diagBuf, diagCount);
+  }
+  return out;
+}
+
+// Sequences per dispatch so that every buffer stays within the device's range.
+size_t sequencesPerPass(const DeviceInfo& info, const LatticeConfig& c, size_t T, bool trace) {
+  const HeadShape s = headShape(c);
+  const size_t H = static_cast<size_t>(c.heads);
+  size_t widest = T * H * std::max(s.token(), s.d);
+  if (trace) widest = std::max(widest, T * H * std::max(s.slots(), s.diag()));
+  const size_t bytes = std::max<size_t>(widest, 1) * sizeof(float);
+  if (bytes > info.maxStorageBufferRange)
+    throw Error(std::string(kWhat) + ": one sequence of " + std::to_string(T) + " tokens needs " +
+                std::to_string(bytes) + " bytes in one buffer, the device's range is " +
+                std::to_string(info.maxStorageBufferRange));
+  return info.maxStorageBufferRange / bytes;
+}
+
+// Rows [t][H·d] of sequence b of a pass's y.
+Sequence mixerRows(const std::vector<float>& y, size_t b, size_t T, size_t width) {
+  Sequence rows(T, Vector(width));
+  for (size_t t = 0; t < T; ++t)
+    for (size_t r = 0; r < width; ++r) rows[t][r] = y[(b * T + t) * width + r];
+  return rows;
+}
+
+// Head h's trace from the device's pass (one sequence): the device's arrays put into the
+// reference step's outputs, the others derived by latticeStep from the device's slots.
+void addHeadTrace(models::Trace& trace, const LatticeModel& model, const Sequence& input,
+                  const DevicePass& pass, int head) {
+  const LatticeConfig& c = model.settings();
+  const HeadShape s = headShape(c);
+  const LatticeOptions& o = c.options;
+  LatticeOptions raw = o;  // inside a chunk: raw OSR steps from the frozen S_{t0}
+  if (c.chunk > 1) raw.mode = LatticeMode::Osr;
+  const bool enc = models::latticeIsOrthogonal(o.mode) && o.variant == models::LatticeVariant::Enc;
+  const std::vector<LatticeToken> tokens = model.headTokens(input, head);
+  const size_t T = tokens.size(), H = static_cast<size_t>(c.heads);
+  auto values = [](const std::vector<float>& from, size_t at, size_t n) {
+    return Vector(from.begin() + static_cast<std::ptrdiff_t>(at),
+                  from.begin() + static_cast<std::ptrdiff_t>(at + n));
+  };
+  std::vector<LatticeStepOut> steps;
+  std::vector<LatticeSlots> slots;
+  const LatticeSlots initial = model.initialSlots(head);
+  for (size_t t = 0; t < T; ++t) {
+    const size_t step = static_cast<size_t>(head) * T + t;
+    const size_t t0 = t - t % static_cast<size_t>(c.chunk);
+    LatticeSlots from = t0 == 0 ? initial : slots[t0 - 1];
+    LatticeStepOut out = models::latticeStep(from, tokens[t], raw);
+    slots.push_back(LatticeSlots{c.d, c.m, values(pass.slots, step * s.slots(), s.slots())});
+    const size_t at = step * s.diag();
+    out.y = values(pass.y, t * H * s.d + static_cast<size_t>(head) * s.d, s.d);
+    out.incoming = values(pass.diag, at, s.d);
+    if (!out.error.empty())
+      out.error = enc ? values(pass.diag, at + s.errorM(), s.m) : values(pass.diag, at + s.d, s.d);
+    out.writeStrength = values(pass.diag, at + s.alpha(), s.m);
+    out.beta = values(pass.diag, at + s.beta(), s.m);
+    out.preNorm = values(pass.diag, at + s.preNorm(), s.m);
+    out.guarded = values(pass.diag, at + s.guarded(), s.m);
+    out.lossAfter = models::latticeLoss(slots.back(), tokens[t], o);
+    steps.push_back(std::move(out));
+  }
+  model.addHeadTrace(trace, head, tokens, steps, slots);
+}
+
+}  // namespace
+
+Sequence runLatticeOnDevice(Device& dev, const LatticeModel& model, const Sequence& input,
+                            models::Trace* trace) {
+  const LatticeConfig& c = model.settings();
+  models::requireWidth("lattice", input, model.inputWidth());
+  const size_t T = input.size(), width = static_cast<size_t>(c.heads) * c.d;
+  sequencesPerPass(dev.info(), c, T, trace != nullptr);  // one must fit
+  const std::vector<float> tokens = packTokens(model, {&input, 1}, 0, T);
+  const DevicePass pass = runPass(dev, model, tokens, 1, T, trace != nullptr);
+  const Sequence mixed = mixerRows(pass.y, 0, T, width);
+  const Sequence out = model.blockOutput(input, mixed);
+  if (trace) {
+    for (int h = 0; h < c.heads; ++h) addHeadTrace(*trace, model, input, pass, h);
+    auto flat = [](const Sequence& rows) {
+      Vector v;
+      for (const Vector& row : rows) v.insert(v.end(), row.begin(), row.end());
+      return v;
+    };
+    const auto T64 = static_cast<int64_t>(T);
+    if (c.outputGate) trace->add("mixer_output", {T64, int64_t(width)}, flat(mixed));
+    trace->add("output", {T64, model.outputWidth()}, flat(out));
+  }
+  return out;
+}
+
+std::vector<Sequence> runLatticeOnDevice(Device& dev, const LatticeModel& model,
+                                         const std::vector<Sequence>& batch) {
+  if (batch.empty()) return {};
+  const LatticeConfig& c = model.settings();
+  const size_t T = batch[0].size(), width = static_cast<size_t>(c.heads) * c.d;
+  for (size_t b = 0; b < batch.size(); ++b)
+    if (batch[b].size() != T)
+      throw Error(std::string(kWhat) + ": sequence " + std::to_string(b) + " has " +
+                  std::to_string(batch[b].size()) + " tokens, sequence 0 has " + std::to_string(T) +
+                  " (a batch needs one length)");
+  if (T == 0) return std::vector<Sequence>(batch.size());
+  std::vector<Sequence> outs;
+  outs.reserve(batch.size());
+  const size_t per = sequencesPerPass(dev.info(), c, T, false);
+  for (size_t first = 0; first < batch.size(); first += per) {
+    const size_t n = std::min(per, batch.size() - first);
+    const std::span<const Sequence> tile(batch.data() + first, n);
+    const std::vector<float> tokens = packTokens(model, tile, first, T);
+    const DevicePass pass = runPass(dev, model, tokens, n, T, false);
+    for (size_t b = 0; b < n; ++b)
+      outs.push_back(model.blockOutput(tile[b], mixerRows(pass.y, b, T, width)));
+  }
+  return outs;
+}
+
+}  // namespace lsrl::gpu

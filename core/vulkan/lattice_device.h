@@ -1,0 +1,44 @@
+// Lattice (core/models/lattice.h) on Vulkan: the model's forward pass in fp32 with its
+// recurrence on the device (shaders/lattice_step.comp). One workgroup per (sequence, head)
+// runs all T tokens in one dispatch with the slots in shared memory; every mode, variant and
+// β form of lattice_step.h, and §1.7's chunked approximation, run there.
+//
+// On the host: the per-token projections (k, v, q, γ, μ from x, in float64 by
+// LatticeModel::headTokens, then rounded to fp32 and uploaded) and the output gate of §1.8
+// (float64, from the device's y). The trace has the CPU reference's array names and shapes:
+//   from the device: y, slots (S_t), incoming (h_t), error, write_strength (α), beta,
+//     pre_norms (‖s̃‖), guarded; slots_initial, k, v, q, gamma, mu are the uploaded inputs;
+//   derived on the host in float64 from the device's slots: parallel, orthogonal, delta,
+//     theta, cos_in, perp_frac and loss_before (the reference step latticeStep applied to
+//     the device's S_{t−1}, or S_{t0} inside a chunk), loss_after (latticeLoss at the
+//     device's S_t), slot_norms, slot_cosines; output (and mixer_output) from y.
+// The slots of one head must fit in shared memory (m·d floats, three times that with
+// chunk > 1); larger heads are refused naming m·d and the limit.
+//
+//   auto dev = gpu::Device::open();
+//   models::LatticeModel model(models::LatticeConfig{});
+//   models::Trace trace;
+//   models::Sequence y = gpu::runLatticeOnDevice(*dev, model, model.taskInput("rotating", 1),
+//                                                &trace);
+//   auto ys = gpu::runLatticeOnDevice(*dev, model, batch);  // B sequences of one length
+#pragma once
+
+#include <vector>
+
+#include "core/models/lattice.h"
+#include "core/vulkan/device.h"
+
+namespace lsrl::gpu {
+
+// One sequence: the model's output rows (as LatticeModel::run). Throws lsrl::Error for a
+// token of the wrong width (as the CPU reference) or heads too large for the device.
+models::Sequence runLatticeOnDevice(Device& dev, const models::LatticeModel& model,
+                                    const models::Sequence& input, models::Trace* trace = nullptr);
+
+// Several sequences of one length at once (parallel over sequences and heads on the
+// device; batches beyond one storage buffer run as several dispatches). Throws lsrl::Error
+// naming the sequence whose length or token width differs.
+std::vector<models::Sequence> runLatticeOnDevice(Device& dev, const models::LatticeModel& model,
+                                                 const std::vector<models::Sequence>& batch);
+
+}  // namespace lsrl::gpu

@@ -1,0 +1,64 @@
+// The walk shared by gru_recurrence.comp and lstm_recurrence.comp (modelled on
+// recurrence_csr.comp): one workgroup per sequence runs all T steps in one dispatch, the
+// state h_{t−1} in shared memory. Each invocation owns UNITS whole units j = id + k·LOCAL,
+// so it reads that unit's gate rows j, H + j, 2H + j (, 3H + j) itself and keeps per-unit
+// state (the LSTM cell) in its registers; barriers separate reading h_{t−1} from
+// overwriting it with h_t.
+//
+// The including shader sets GATES and defines startUnit (a sequence begins) and stepUnit
+// (returns h_t[j] from the gate inputs at gi[g …], g = the row's first gate input).
+layout(local_size_x_id = 0) in;
+layout(constant_id = 0) const uint LOCAL = 256;  // invocations per workgroup
+layout(constant_id = 1) const uint UNITS = 1;    // units per invocation: LOCAL·UNITS ≥ H
+layout(std430, binding = 0) readonly buffer RowPtrBuf { uint rowPtr[]; };  // W_hh, GATES·H × H
+layout(std430, binding = 1) readonly buffer ColBuf { uint col[]; };
+layout(std430, binding = 2) readonly buffer ValBuf { float val[]; };
+layout(std430, binding = 3) readonly buffer BiasBuf { float bhh[]; };
+layout(std430, binding = 4) readonly buffer GateInputBuf { float gi[]; };  // [b][t][GATES·H]
+layout(std430, binding = 5) readonly buffer InitialBuf { float h0[]; };
+layout(std430, binding = 6) writeonly buffer StateBuf { float h[]; };
+// option: the GRU's update rule (0 pytorch, 1 paper); the LSTM's "c0 given".
+layout(push_constant) uniform Push { uint batch, steps, hidden, hasH0, option; } p;
+
+shared float state[LOCAL * UNITS];
+
+// gh[r] = bhh[r] + W_hh[r]·h_{t−1}: the bias first, then the products in CSR order, as the
+// CPU twin (and arch_ops::affine) sums them.
+float recurrent(uint r) {
+  float sum = bhh[r];
+  for (uint i = rowPtr[r]; i < rowPtr[r + 1]; ++i) sum += val[i] * state[col[i]];
+  return sum;
+}
+
+void startUnit(uint bi, uint k, uint j);
+float stepUnit(uint k, uint j, uint g, float hPrev);
+
+void main() {
+  const uint id = gl_LocalInvocationID.x;
+  const uint H = p.hidden;
+  for (uint bi = gl_WorkGroupID.x; bi < p.batch; bi += gl_NumWorkGroups.x) {
+    for (uint k = 0; k < UNITS; ++k) {
+      const uint j = id + k * LOCAL;
+      if (j >= H) break;
+      state[j] = p.hasH0 != 0 ? h0[bi * H + j] : 0.0;
+      startUnit(bi, k, j);
+    }
+    barrier();
+    for (uint t = 0; t < p.steps; ++t) {
+      const uint row = bi * p.steps + t;
+      float next[UNITS];
+      for (uint k = 0; k < UNITS; ++k) {
+        const uint j = id + k * LOCAL;
+        if (j >= H) break;
+        next[k] = stepUnit(k, j, row * GATES * H, state[j]);
+        h[row * H + j] = next[k];
+      }
+      barrier();
+      for (uint k = 0; k < UNITS; ++k) {
+        const uint j = id + k * LOCAL;
+        if (j < H) state[j] = next[k];
+      }
+      barrier();
+    }
+  }
+}

@@ -1,0 +1,17 @@
+// One GRU layer's sequential part with ReLU gates (core/batch/gated_cells.h gruRecurrence):
+//   r = relu(gi[j] + gh[j]);  z = relu(gi[H+j] + gh[H+j]);  n = relu(gi[2H+j] + r·gh[2H+j])
+//   pytorch: h_t[j] = (1 − z)·n + z·h_{t−1}[j];  paper: h_t[j] = (1 − z)·h_{t−1}[j] + z·n
+#version 450
+#extension GL_GOOGLE_include_directive : require
+const uint GATES = 3;
+#include "gated_cell.glsl"
+
+void startUnit(uint bi, uint k, uint j) {}
+
+float stepUnit(uint k, uint j, uint g, float hPrev) {
+  const uint H = p.hidden;
+  const float r = max(gi[g + j] + recurrent(j), 0.0);
+  const float z = max(gi[g + H + j] + recurrent(H + j), 0.0);
+  const float n = max(gi[g + 2 * H + j] + r * recurrent(2 * H + j), 0.0);
+  return p.option == 0 ? (1.0 - z) * n + z * hPrev : (1.0 - z) * hPrev + z * n;
+}

@@ -1,0 +1,101 @@
+// `lsrl model`: every seed model runs its default task from the command line and writes a
+// trace of named arrays; weights saved by `model save` run again with the same outputs;
+// misuse is refused with the reason.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_test_util.h"
+
+namespace lsrl::cli::test {
+namespace {
+
+class ModelCli : public CliFixture {
+ protected:
+  std::string read(const std::string& name) const {
+    std::ifstream in(path(name));
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+};
+
+TEST_F(ModelCli, ListsTheFiveModels) {
+  const Result r = lsrl({"model", "list"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  std::vector<std::string> kinds;
+  for (const auto& m : doc) {
+    kinds.push_back(m["model"]);
+    EXPECT_FALSE(m["tasks"].empty()) << m["model"];
+  }
+  EXPECT_EQ(kinds,
+            (std::vector<std::string>{"gateloop", "lattice", "looped", "mingru", "minlstm"}));
+}
+
+TEST_F(ModelCli, EveryModelRunsItsDefaultTaskAndWritesATrace) {
+  const std::map<std::string, std::string> traced = {{"mingru", "z"},
+                                                     {"minlstm", "f_prime"},
+                                                     {"gateloop", "a_phase"},
+                                                     {"lattice", "slots"},
+                                                     {"looped", "attention"}};
+  for (const auto& [kind, array] : traced) {
+    SCOPED_TRACE(kind);
+    const Result r = lsrl({"model", "run", kind, "--trace", path(kind + ".json")});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto out = nlohmann::json::parse(r.out);
+    EXPECT_EQ(out["model"], kind);
+    EXPECT_EQ(out["backend"], "cpu");
+    EXPECT_FALSE(out["task"].get<std::string>().empty());
+    EXPECT_FALSE(out["outputs"].empty());
+    const auto trace = nlohmann::json::parse(read(kind + ".json"));
+    EXPECT_EQ(trace["model"], kind);
+    ASSERT_TRUE(trace["arrays"].contains(array));
+    size_t count = 1;
+    for (const auto& d : trace["arrays"][array]["shape"]) count *= d.get<size_t>();
+    EXPECT_EQ(trace["arrays"][array]["data"].size(), count);
+  }
+}
+
+TEST_F(ModelCli, SavedWeightsRunAgainWithTheSameOutputs) {
+  write("cfg.json", R"({"seed": 4, "d": 3, "m": 2})");
+  ASSERT_EQ(
+      lsrl({"model", "save", "lattice", "--config", path("cfg.json"), "-o", path("w.safetensors")})
+          .code,
+      0);
+  const Result a = lsrl({"model", "run", "lattice", "--config", path("cfg.json"), "--task",
+                         "repeated", "--seed", "2"});
+  const Result b = lsrl({"model", "run", "lattice", "--weights", path("w.safetensors"), "--task",
+                         "repeated", "--seed", "2"});
+  ASSERT_EQ(a.code, 0) << a.err;
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_EQ(a.out, b.out);
+  write("in.json", R"({"tokens": [[1, 0, 0], [0, 1, 0], [0.5, 0.5, 0]]})");
+  const Result c = lsrl({"model", "run", "lattice", "--input", path("in.json")});
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(nlohmann::json::parse(c.out)["outputs"].size(), 3u);
+}
+
+TEST_F(ModelCli, MisuseIsRefusedWithTheReason) {
+  auto expectError = [&](const std::vector<std::string>& args, const std::string& part) {
+    const Result r = lsrl(args);
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_NE(r.err.find(part), std::string::npos) << r.err;
+  };
+  expectError({"model", "run", "mamba"}, "unknown model \"mamba\" (known: gateloop, lattice");
+  expectError({"model", "run", "lattice", "--task", "sudoku"}, "sudoku");
+  expectError({"model", "fly", "lattice"}, "unknown action \"fly\"");
+  expectError({"model", "run"}, "needs a model name");
+  write("bad.json", R"({"m": -2})");
+  expectError({"model", "run", "lattice", "--config", path("bad.json")}, "\"m\"");
+  write("in.json", R"({"tokens": [[1, 0]]})");
+  expectError({"model", "run", "lattice", "--input", path("in.json")}, "expected 3");
+  expectError({"model", "run", "lattice", "--input", path("in.json"), "--task", "rotating"},
+              "not both");
+  expectError({"model", "run", "lattice", "--backend", "tpu"}, "unknown --backend \"tpu\"");
+  expectError({"model", "save", "lattice"}, "missing -o");
+}
+
+}  // namespace
+}  // namespace lsrl::cli::test
