@@ -8,8 +8,9 @@ layout(local_size_x = 64) in;
 layout(std430, binding = 0) readonly buffer BlockBuf { vec4 blocks[]; };  // (a00 a01 a10 a11)
 layout(std430, binding = 1) readonly buffer InputBuf { vec2 x[]; };
 layout(std430, binding = 2) readonly buffer InitialBuf { vec2 h0[]; };
-layout(std430, binding = 3) writeonly buffer StateBuf { vec2 h[]; };
-layout(push_constant) uniform Push { uint batch, steps, blockCount, hasH0; } p;
+layout(std430, binding = 3) buffer StateBuf { vec2 h[]; };  // read back at a chunk's start
+// This dispatch walks steps [t0, t0 + count) (kernel_support.h's stepsPerDispatch).
+layout(push_constant) uniform Push { uint batch, steps, blockCount, hasH0, t0, count; } p;
 
 void main() {
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
@@ -18,8 +19,10 @@ void main() {
     const vec4 A = blocks[k];
     // precise: no fused multiply-adds, so each step rounds as the CPU twin does (a rotation
     // never damps rounding differences; they would grow with T).
-    precise vec2 state = p.hasH0 != 0 ? h0[i] : vec2(0.0);
-    for (uint t = 0; t < p.steps; ++t) {
+    precise vec2 state = p.t0 > 0        ? h[(bi * p.steps + p.t0 - 1) * p.blockCount + k]
+                         : p.hasH0 != 0 ? h0[i]
+                                        : vec2(0.0);
+    for (uint t = p.t0; t < p.t0 + p.count; ++t) {
       const uint slot = (bi * p.steps + t) * p.blockCount + k;
       state = vec2(A.x * state.x + A.y * state.y, A.z * state.x + A.w * state.y) + x[slot];
       h[slot] = state;

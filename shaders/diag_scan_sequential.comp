@@ -13,17 +13,21 @@ DECLARE_PACKED_INPUT(0, a)
 DECLARE_PACKED_INPUT(1, x)
 DECLARE_PACKED_INPUT(2, h0)
 DECLARE_PACKED_OUTPUT(3)
+DECLARE_PACKED_INPUT(3, prevH)  // the same buffer: where the last dispatch's walk ended
 // Strides and row length in packs.
 layout(push_constant) uniform Push {
   uint batch, steps, rowPacks, aBatchStride, aStepStride, hasH0;
+  uint t0, count;  // this dispatch's steps (kernel_support.h's stepsPerDispatch)
 } p;
 
 void main() {
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < p.batch * p.rowPacks; i += stride) {
     const uint bi = i / p.rowPacks, pack = i % p.rowPacks;
-    vec4 state = p.hasH0 != 0 ? h0Pack(i) : vec4(0.0);
-    for (uint t = 0; t < p.steps; ++t) {
+    vec4 state = p.t0 > 0        ? prevHPack((bi * p.steps + p.t0 - 1) * p.rowPacks + pack)
+                 : p.hasH0 != 0 ? h0Pack(i)
+                                : vec4(0.0);
+    for (uint t = p.t0; t < p.t0 + p.count; ++t) {
       const uint slot = (bi * p.steps + t) * p.rowPacks + pack;
       state = packProduct(aPack(bi * p.aBatchStride + t * p.aStepStride + pack), state) + xPack(slot);
       storeH(slot, state);

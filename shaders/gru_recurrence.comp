@@ -7,6 +7,7 @@ const uint GATES = 3;
 #include "gated_cell.glsl"
 
 void startUnit(uint bi, uint k, uint j) {}
+void finishUnit(uint bi, uint k, uint j) {}
 
 float stepUnit(uint k, uint j, uint g, float hPrev) {
   const uint H = p.hidden;

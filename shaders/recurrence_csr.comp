@@ -1,8 +1,10 @@
 // h_t = A h_{t−1} + u_t with a general sparse A (CSR, C × C), or h_t = ReLU(A h_{t−1} + u_t)
 // when reluState is set (a ReLU-state LinState, the ReLU-RNN): sequential over time,
-// parallel over rows. One workgroup per batch item runs all T steps in one dispatch: the
-// state lives in shared memory, each invocation computes ROWS rows into registers, and
-// barriers separate reading h_{t−1} from overwriting it with h_t.
+// parallel over rows. One workgroup per batch item runs a chunk of steps [t0, t0 + count)
+// (several dispatches cover T: kernel_support.h's stepsPerDispatch), starting from h0 or
+// from the h_{t0−1} the last chunk wrote: the state lives in shared memory, each invocation
+// computes ROWS rows into registers, and barriers separate reading h_{t−1} from
+// overwriting it with h_t.
 #version 450
 layout(local_size_x_id = 0) in;
 layout(constant_id = 0) const uint LOCAL = 256;  // invocations per workgroup
@@ -12,8 +14,11 @@ layout(std430, binding = 1) readonly buffer ColBuf { uint col[]; };
 layout(std430, binding = 2) readonly buffer ValBuf { float val[]; };
 layout(std430, binding = 3) readonly buffer InputBuf { float u[]; };
 layout(std430, binding = 4) readonly buffer InitialBuf { float h0[]; };
-layout(std430, binding = 5) writeonly buffer StateBuf { float h[]; };
-layout(push_constant) uniform Push { uint batch, steps, channels, hasH0, reluState; } p;
+layout(std430, binding = 5) buffer StateBuf { float h[]; };  // read back at a chunk's start
+layout(push_constant) uniform Push {
+  uint batch, steps, channels, hasH0, reluState;
+  uint t0, count;  // this dispatch's steps (kernel_support.h's stepsPerDispatch)
+} p;
 
 shared float state[LOCAL * ROWS];
 
@@ -21,9 +26,11 @@ void main() {
   const uint id = gl_LocalInvocationID.x;
   for (uint bi = gl_WorkGroupID.x; bi < p.batch; bi += gl_NumWorkGroups.x) {
     for (uint r = id; r < p.channels; r += LOCAL)
-      state[r] = p.hasH0 != 0 ? h0[bi * p.channels + r] : 0.0;
+      state[r] = p.t0 > 0        ? h[(bi * p.steps + p.t0 - 1) * p.channels + r]
+                 : p.hasH0 != 0 ? h0[bi * p.channels + r]
+                                : 0.0;
     barrier();
-    for (uint t = 0; t < p.steps; ++t) {
+    for (uint t = p.t0; t < p.t0 + p.count; ++t) {
       const uint row0 = (bi * p.steps + t) * p.channels;
       float next[ROWS];
       for (uint k = 0; k < ROWS; ++k) {

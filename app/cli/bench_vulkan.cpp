@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/cli/bench_timing.h"
 #include "core/batch/cpu_runner.h"
 #include "core/compile/compiler.h"
 #include "core/programs/prompts.h"
@@ -25,30 +26,6 @@ namespace lsrl::cli {
 
 #ifdef LSRL_HAVE_VULKAN
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-template <class F>
-double medianMs(int repeats, F run) {
-  run();  // warm-up
-  std::vector<double> ms;
-  for (int r = 0; r < repeats; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    run();
-    ms.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return median(ms);
-}
-
-std::string fmt(const char* f, double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, x);
-  return buf;
-}
 
 // The UA job's inputs: one sequence per grid query, [query token, prompt tokens...].
 struct UaJob {

@@ -4,6 +4,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/bench_compile.h"
+#include "app/cli/bench_models.h"
 #include "app/cli/bench_run.h"
 #include "app/cli/bench_vulkan.h"
 #include "app/cli/commands.h"
@@ -13,7 +14,7 @@ namespace lsrl::cli {
 
 int cmdBench(const Argv& argv, std::ostream& out) {
   const CommandSpec spec{
-      "lsrl bench run|compile|vulkan [--tokens N] [--exact-tokens N] [--repeats R]\n"
+      "lsrl bench run|compile|vulkan|models [--tokens N] [--exact-tokens N] [--repeats R]\n"
       "                       [--programs a,b] [--variants a,b] [--backends a,b] [--no-optimize]",
       "Benchmarks. `compile`: compile() time (median of R runs) and compiled sizes of\n"
       "tok2tok (L=3) and vec2vec (n=2, m=1) per variant and backend; --no-optimize adds the\n"
@@ -22,6 +23,8 @@ int cmdBench(const Argv& argv, std::ostream& out) {
       "vec2vec (n=2, m=1, direct), float64 and exact, one thread, median of R runs after a\n"
       "warm-up. `vulkan`: copy vs diagonal-scan bandwidth on the Vulkan device and the UA\n"
       "heat-map job (4,096 vec2vec sequences) on the fp32 CPU runner and on Vulkan.\n"
+      "`models`: minGRU's recurrence sequential vs parallel scan at T = 512 and 4096 on the\n"
+      "CPU and on the Vulkan device, beside a GRU's (docs/models.md).\n"
       "Build in Release for meaningful figures. The last line is one JSON object.",
       {{"tokens", "N", "float64 input length (default 10000)"},
        {"exact-tokens", "N", "exact input length (default 10000)"},
@@ -31,7 +34,10 @@ int cmdBench(const Argv& argv, std::ostream& out) {
        {"backends", "LIST", "compile: float64,exact (default both)"},
        {"no-optimize", "", "compile: also compile without the size optimisations"},
        {"no-ua", "", "vulkan: kernels only, no UA heat-map job"},
-       {"grid", "G", "vulkan: G x G queries in the UA job (default 64)"}},
+       {"grid", "G", "vulkan: G x G queries in the UA job (default 64)"},
+       {"channels", "D", "models: d_h (default 64)"},
+       {"batch", "B", "models: sequences in the batched Vulkan figures (default 16)"},
+       {"no-vulkan", "", "models: CPU figures only"}},
       1,
       1};
   const auto args = parseOrHelp(spec, argv, out);
@@ -59,8 +65,18 @@ int cmdBench(const Argv& argv, std::ostream& out) {
     options.uaJob = !args->has("no-ua");
     return benchVulkan(options, out);
   }
+  if (which == "models") {
+    BenchModelsOptions options;
+    if (args->has("repeats"))
+      options.repeats = parseIntValue(args->get("repeats"), "--repeats", 1, 1000);
+    if (args->has("channels"))
+      options.channels = parseIntValue(args->get("channels"), "--channels", 1, 4096);
+    if (args->has("batch")) options.batch = parseIntValue(args->get("batch"), "--batch", 1, 4096);
+    options.vulkan = !args->has("no-vulkan");
+    return benchModels(options, out);
+  }
   if (which != "run") {
-    throw Error("unknown benchmark \"" + which + "\" (available: run, compile, vulkan)");
+    throw Error("unknown benchmark \"" + which + "\" (available: run, compile, vulkan, models)");
   }
   BenchRunOptions options;
   auto count = [&](const char* name, int& field) {

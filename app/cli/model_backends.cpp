@@ -1,6 +1,9 @@
 #include "app/cli/model_backends.h"
 
 #include "core/util/error.h"
+#ifdef LSRL_HAVE_VULKAN
+#include "core/vulkan/device_models.h"
+#endif
 
 namespace lsrl::cli {
 
@@ -12,10 +15,13 @@ ModelBackend modelBackendFromName(const std::string& name) {
 
 models::Sequence runSeedModel(const models::SeedModel& model, const models::Sequence& input,
                               ModelBackend backend, models::Trace* trace) {
-  if (backend == ModelBackend::Vulkan)
-    throw Error("lsrl model run --backend vulkan: " + model.kind() +
-                " has no Vulkan kernels in this build yet");
-  return model.run(input, trace);
+  if (backend == ModelBackend::Cpu) return model.run(input, trace);
+#ifdef LSRL_HAVE_VULKAN
+  const auto device = gpu::Device::open();
+  return gpu::runSeedModelOnDevice(*device, model, input, trace);
+#else
+  throw Error("this lsrl was built without Vulkan (LSRL_WITH_VULKAN=OFF): use --backend cpu");
+#endif
 }
 
 }  // namespace lsrl::cli

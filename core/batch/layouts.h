@@ -20,6 +20,14 @@ struct CsrMatrix {
   std::vector<float> val;
 };
 
+// The most non-zeros in one row.
+inline uint32_t maxRowNonZeros(const CsrMatrix& m) {
+  uint32_t most = 0;
+  for (size_t r = 0; r + 1 < m.rowPtr.size(); ++r)
+    most = m.rowPtr[r + 1] - m.rowPtr[r] > most ? m.rowPtr[r + 1] - m.rowPtr[r] : most;
+  return most;
+}
+
 struct SeriesShape {
   int batch = 1;     // B
   int steps = 1;     // T

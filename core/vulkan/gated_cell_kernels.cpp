@@ -15,7 +15,7 @@ namespace checks = batch::gated_cell_checks;
 namespace {
 
 struct CellPush {
-  uint32_t batch, steps, hidden, hasH0, option;
+  uint32_t batch, steps, hidden, hasH0, option, t0, count;
 };
 
 constexpr const char* kGru = "gruRecurrence";
@@ -42,18 +42,31 @@ void GatedCellKernels::record(Batch& batch, const char* kernel, const char* shad
   // h_{t−1} of one sequence lives in shared memory.
   const SequenceGroup g = sequenceGroup(kernel, dev_.info(), shape.channels);
   const bool lstm = gates == 4;
-  const Kernel& k = dev_.kernel(shader, shaderCode(shader), lstm ? 8 : 7, sizeof(CellPush),
+  const Kernel& k = dev_.kernel(shader, shaderCode(shader), lstm ? 9 : 7, sizeof(CellPush),
                                 {g.local, g.perInvocation});
-  const CellPush push{uint32_t(shape.batch), uint32_t(shape.steps), uint32_t(H), h0 != nullptr,
-                      option};
   const uint32_t groups = std::min<uint32_t>(uint32_t(shape.batch), kMaxGroupsPerDimension);
-  // Absent initial states bind gi as a placeholder (never read).
-  if (lstm)
-    batch.dispatch(k, {Whh.rowPtr, Whh.col, Whh.val, &bhh, &gi, h0 ? h0 : &gi, &h, c0 ? c0 : &gi},
-                   &push, sizeof push, groups);
-  else
-    batch.dispatch(k, {Whh.rowPtr, Whh.col, Whh.val, &bhh, &gi, h0 ? h0 : &gi, &h}, &push,
-                   sizeof push, groups);
+  // The LSTM's cells between chunks; kept until this object goes, after the batch ran.
+  const Buffer* carry = nullptr;
+  if (lstm) carry = cellCarries_.emplace_back(dev_.buffer(stateBytes)).get();
+  const uint32_t chunk = stepsPerDispatch(
+      recurrenceIterationsPerStep(g.perInvocation, uint32_t(gates), Whh.maxRowNonZeros, nonzeros));
+  for (uint32_t t0 = 0; t0 < uint32_t(shape.steps); t0 += chunk) {
+    const CellPush push{uint32_t(shape.batch),
+                        uint32_t(shape.steps),
+                        uint32_t(H),
+                        h0 != nullptr,
+                        option,
+                        t0,
+                        std::min(chunk, uint32_t(shape.steps) - t0)};
+    // Absent initial states bind gi as a placeholder (never read).
+    if (lstm)
+      batch.dispatch(
+          k, {Whh.rowPtr, Whh.col, Whh.val, &bhh, &gi, h0 ? h0 : &gi, &h, c0 ? c0 : &gi, carry},
+          &push, sizeof push, groups);
+    else
+      batch.dispatch(k, {Whh.rowPtr, Whh.col, Whh.val, &bhh, &gi, h0 ? h0 : &gi, &h}, &push,
+                     sizeof push, groups);
+  }
 }
 
 void GatedCellKernels::recordGru(Batch& batch, const CsrBuffers& Whh, size_t nonzeros,
@@ -89,8 +102,8 @@ std::vector<float> runCell(Device& dev, const batch::SeriesShape& shape,
   const size_t n = size_t(shape.batch) * shape.steps * shape.channels;
   auto hBuf = dev.buffer(n * sizeof(float));
   Batch batch = dev.batch();
-  recordCell(batch, CsrBuffers{W.rowPtr.get(), W.col.get(), W.val.get()}, W.nonZeros, *W.bias,
-             *giBuf, h0Buf.get(), c0Buf.get(), *hBuf);
+  recordCell(batch, CsrBuffers{W.rowPtr.get(), W.col.get(), W.val.get(), W.maxRowNonZeros},
+             W.nonZeros, *W.bias, *giBuf, h0Buf.get(), c0Buf.get(), *hBuf);
   dev.run(batch);
   return dev.download<float>(*hBuf, n);
 }

@@ -4,6 +4,7 @@
 // steps (shaders/gated_cell.glsl), like the general CSR recurrence (scan_kernels.h).
 #pragma once
 
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -44,6 +45,7 @@ class GatedCellKernels {
               uint32_t option);
 
   Device& dev_;
+  std::vector<std::shared_ptr<Buffer>> cellCarries_;  // see record()
 };
 
 }  // namespace lsrl::gpu

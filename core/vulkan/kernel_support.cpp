@@ -48,4 +48,17 @@ SequenceGroup sequenceGroup(const char* kernel, const DeviceInfo& info, int chan
   return g;
 }
 
+uint32_t stepsPerDispatch(uint64_t iterationsPerStep) {
+  // A quarter of lavapipe's 65,535: room for the loops this estimate does not count.
+  constexpr uint64_t kIterationsPerDispatch = 16384;
+  return static_cast<uint32_t>(
+      std::max<uint64_t>(1, kIterationsPerDispatch / std::max<uint64_t>(iterationsPerStep, 1)));
+}
+
+uint64_t recurrenceIterationsPerStep(uint32_t perInvocation, uint32_t rowsPerUnit,
+                                     uint32_t maxRowNonZeros, size_t nonzeros) {
+  const uint64_t row = maxRowNonZeros > 0 ? maxRowNonZeros : nonzeros;
+  return uint64_t(perInvocation) * (uint64_t(rowsPerUnit) * (row + 1) + 2) + 2;
+}
+
 }  // namespace lsrl::gpu

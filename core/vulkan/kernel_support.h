@@ -28,4 +28,17 @@ struct SequenceGroup {
 // Throws lsrl::Error naming `kernel` when the state does not fit in shared memory.
 SequenceGroup sequenceGroup(const char* kernel, const DeviceInfo& info, int channels);
 
+// Time steps per dispatch for a kernel that walks time, given a bound on one invocation's
+// loop iterations per step. lavapipe (llvmpipe) silently stops a loop after 65,535
+// iterations over an invocation's lifetime — inner loops count across the time steps —
+// and real drivers' watchdogs end long dispatches; so such kernels run T as several
+// dispatches of at most this many steps, each continuing from the state the last left.
+uint32_t stepsPerDispatch(uint64_t iterationsPerStep);
+
+// One invocation's loop iterations per step of a one-workgroup-per-sequence recurrence:
+// `perInvocation` units, each reading `rowsPerUnit` CSR rows of A (whose longest row has
+// `maxRowNonZeros` entries; 0: unknown, and `nonzeros` bounds it), plus the state copies.
+uint64_t recurrenceIterationsPerStep(uint32_t perInvocation, uint32_t rowsPerUnit,
+                                     uint32_t maxRowNonZeros, size_t nonzeros);
+
 }  // namespace lsrl::gpu

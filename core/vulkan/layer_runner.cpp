@@ -158,8 +158,9 @@ void LayerRunner::recordLayer(Batch& batch, size_t k, int nb, int steps, TileSta
           break;
         case Recurrence::General:
           scans.recordLinearRecurrence(
-              batch, {w.state.rowPtr.get(), w.state.col.get(), w.state.val.get()}, w.state.nonZeros,
-              *tile.drive, h0.get(), out, series, layer.reluState);
+              batch,
+              {w.state.rowPtr.get(), w.state.col.get(), w.state.val.get(), w.state.maxRowNonZeros},
+              w.state.nonZeros, *tile.drive, h0.get(), out, series, layer.reluState);
           break;
       }
       break;
@@ -176,14 +177,17 @@ void LayerRunner::recordLayer(Batch& batch, size_t k, int nb, int steps, TileSta
            false});
       break;
     case Layer::Kind::GruCell:
-      cells.recordGru(batch, {w.state.rowPtr.get(), w.state.col.get(), w.state.val.get()},
-                      w.state.nonZeros, *w.bias, in(0), h0.get(), out, series, layer.gruRule);
+      cells.recordGru(
+          batch,
+          {w.state.rowPtr.get(), w.state.col.get(), w.state.val.get(), w.state.maxRowNonZeros},
+          w.state.nonZeros, *w.bias, in(0), h0.get(), out, series, layer.gruRule);
       break;
     case Layer::Kind::LstmCell: {
       tile.keep.push_back(uploadRepeated(dev_, layer.cellInit, nb));
-      cells.recordLstm(batch, {w.state.rowPtr.get(), w.state.col.get(), w.state.val.get()},
-                       w.state.nonZeros, *w.bias, in(0), h0.get(), tile.keep.back().get(), out,
-                       series);
+      cells.recordLstm(
+          batch,
+          {w.state.rowPtr.get(), w.state.col.get(), w.state.val.get(), w.state.maxRowNonZeros},
+          w.state.nonZeros, *w.bias, in(0), h0.get(), tile.keep.back().get(), out, series);
       break;
     }
   }

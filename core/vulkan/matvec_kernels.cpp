@@ -56,6 +56,7 @@ DeviceCsr uploadCsr(Device& dev, const batch::CsrMatrix& A, std::span<const floa
   d.rows = A.rows;
   d.cols = A.cols;
   d.nonZeros = A.val.size();
+  d.maxRowNonZeros = batch::maxRowNonZeros(A);
   d.hasBias = !bias.empty();
   d.rowPtr = uploadArray(dev, kCsr, "row pointers", A.rowPtr.data(), A.rowPtr.size());
   d.col = uploadArray(dev, kCsr, "column indices", A.col.data(), A.col.size());

@@ -34,6 +34,7 @@ struct DeviceCsr {
   int rows = 0;  // m
   int cols = 0;  // n
   size_t nonZeros = 0;
+  uint32_t maxRowNonZeros = 0;  // the longest row's
   bool hasBias = false;
   std::shared_ptr<Buffer> rowPtr, col, val, bias;  // bias: a 1-float placeholder when none
 };

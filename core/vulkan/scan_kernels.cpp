@@ -1,6 +1,7 @@
 #include "core/vulkan/scan_kernels.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <numeric>
 #include <random>
@@ -28,7 +29,7 @@ struct CarryPush {
   uint32_t batch, rowPacks, chunks, hasH0;
 };
 struct SequentialPush {
-  uint32_t batch, steps, rowPacks, aBatchStride, aStepStride, hasH0;
+  uint32_t batch, steps, rowPacks, aBatchStride, aStepStride, hasH0, t0, count;
 };
 
 // How a diagonal scan's rows are cut into packs: 4 floats (4 real or 2 complex channels)
@@ -54,14 +55,29 @@ Packing packingOf(const DiagScanShape& shape, const ScanOptions& options) {
   return p;
 }
 struct WalkPush {  // block scan
-  uint32_t batch, steps, channels, hasH0;
+  uint32_t batch, steps, channels, hasH0, t0, count;
 };
 struct RecurrencePush {
-  uint32_t batch, steps, channels, hasH0, reluState;
+  uint32_t batch, steps, channels, hasH0, reluState, t0, count;
 };
 
 // Grid-stride kernels: enough workgroups for n items, capped at the guaranteed limit.
 uint32_t strideGroups(size_t n, uint32_t size) { return std::min(groupsFor(n, size), kMaxGroups); }
+
+// Records a one-walker-per-item kernel over `items` (b, channel) walkers in dispatches of
+// stepsPerDispatch steps (each walker's loop passes over its items, then over the steps);
+// `push(t0, count)` gives a dispatch's push constants.
+template <class Push, class MakePush>
+void recordWalk(Batch& batch, const Kernel& k, std::array<const Buffer*, 4> buffers, size_t items,
+                uint32_t steps, MakePush push) {
+  const uint32_t groups = strideGroups(items, kSequentialGroup);
+  const uint64_t passes = groupsFor(items, size_t(groups) * kSequentialGroup);
+  const uint32_t chunk = stepsPerDispatch(passes);
+  for (uint32_t t0 = 0; t0 < steps; t0 += chunk) {
+    const Push p = push(t0, std::min(chunk, steps - t0));
+    batch.dispatch(k, {buffers[0], buffers[1], buffers[2], buffers[3]}, &p, sizeof p, groups);
+  }
+}
 
 void checkGroups(const char* kernel, const char* what, size_t groups) {
   if (groups > kMaxGroups)
@@ -174,9 +190,12 @@ void ScanKernels::recordDiagScan(Batch& batch, const DiagScanBuffers& buffers,
   if (path == ScanPath::Sequential) {
     const Kernel& k = dev_.kernel("diag_scan_sequential", shaderCode("diag_scan_sequential"), 4,
                                   sizeof(SequentialPush), packSpec);
-    const SequentialPush push{B, T, P, packing.aBatchStride, packing.aStepStride, hasH0};
-    batch.dispatch(k, {buffers.a, buffers.b, h0, buffers.h}, &push, sizeof push,
-                   strideGroups(size_t(B) * P, kSequentialGroup));
+    recordWalk<SequentialPush>(batch, k, {buffers.a, buffers.b, h0, buffers.h}, size_t(B) * P, T,
+                               [&](uint32_t t0, uint32_t count) {
+                                 return SequentialPush{
+                                     B,     T,  P,    packing.aBatchStride, packing.aStepStride,
+                                     hasH0, t0, count};
+                               });
     return;
   }
 
@@ -225,9 +244,12 @@ void ScanKernels::recordBlockScan2(Batch& batch, const Buffer& blocks, const Buf
   if (h0) checkBuffer(kernel, "h0", h0, size_t(shape.batch) * shape.channels * sizeof(float));
   const Kernel& k = dev_.kernel("block_scan2", shaderCode("block_scan2"), 4, sizeof(WalkPush));
   const uint32_t blockCount = uint32_t(shape.channels / 2);
-  const WalkPush push{uint32_t(shape.batch), uint32_t(shape.steps), blockCount, h0 != nullptr};
-  batch.dispatch(k, {&blocks, &b, h0 ? h0 : &b, &h}, &push, sizeof push,
-                 strideGroups(size_t(shape.batch) * blockCount, kSequentialGroup));
+  recordWalk<WalkPush>(
+      batch, k, {&blocks, &b, h0 ? h0 : &b, &h}, size_t(shape.batch) * blockCount,
+      uint32_t(shape.steps), [&](uint32_t t0, uint32_t count) {
+        return WalkPush{
+            uint32_t(shape.batch), uint32_t(shape.steps), blockCount, h0 != nullptr, t0, count};
+      });
 }
 
 void ScanKernels::recordLinearRecurrence(Batch& batch, const CsrBuffers& A, size_t nonzeros,
@@ -246,10 +268,19 @@ void ScanKernels::recordLinearRecurrence(Batch& batch, const CsrBuffers& A, size
   const SequenceGroup g = sequenceGroup(kernel, dev_.info(), shape.channels);
   const Kernel& k = dev_.kernel("recurrence_csr", shaderCode("recurrence_csr"), 6,
                                 sizeof(RecurrencePush), {g.local, g.perInvocation});
-  const RecurrencePush push{uint32_t(shape.batch), uint32_t(shape.steps), uint32_t(shape.channels),
-                            h0 != nullptr, reluState};
-  batch.dispatch(k, {A.rowPtr, A.col, A.val, &u, h0 ? h0 : &u, &h}, &push, sizeof push,
-                 std::min<uint32_t>(uint32_t(shape.batch), kMaxGroups));
+  const uint32_t chunk =
+      stepsPerDispatch(recurrenceIterationsPerStep(g.perInvocation, 1, A.maxRowNonZeros, nonzeros));
+  for (uint32_t t0 = 0; t0 < uint32_t(shape.steps); t0 += chunk) {
+    const RecurrencePush push{uint32_t(shape.batch),
+                              uint32_t(shape.steps),
+                              uint32_t(shape.channels),
+                              h0 != nullptr,
+                              reluState,
+                              t0,
+                              std::min(chunk, uint32_t(shape.steps) - t0)};
+    batch.dispatch(k, {A.rowPtr, A.col, A.val, &u, h0 ? h0 : &u, &h}, &push, sizeof push,
+                   std::min<uint32_t>(uint32_t(shape.batch), kMaxGroups));
+  }
 }
 
 // ------------------------------------------------------------------- host conveniences
@@ -330,8 +361,8 @@ std::vector<float> ScanKernels::linearRecurrence(const batch::SeriesShape& shape
   auto h0Buf = h0.empty() ? nullptr : upload(h0);
   auto hBuf = dev_.buffer(n * sizeof(float));
   Batch batch = dev_.batch();
-  recordLinearRecurrence(batch, {rowPtr.get(), col.get(), val.get()}, A.val.size(), *uBuf,
-                         h0Buf.get(), *hBuf, shape, reluState);
+  recordLinearRecurrence(batch, {rowPtr.get(), col.get(), val.get(), batch::maxRowNonZeros(A)},
+                         A.val.size(), *uBuf, h0Buf.get(), *hBuf, shape, reluState);
   dev_.run(batch);
   return dev_.download<float>(*hBuf, n);
 }

@@ -63,6 +63,9 @@ struct CsrBuffers {
   const Buffer* rowPtr = nullptr;  // uint32, C + 1
   const Buffer* col = nullptr;     // uint32, nnz
   const Buffer* val = nullptr;     // float, nnz
+  // The longest row's non-zeros (sizes the recurrences' dispatches: kernel_support.h's
+  // stepsPerDispatch); 0 when unknown, and then nnz stands in for it.
+  uint32_t maxRowNonZeros = 0;
 };
 
 class ScanKernels {

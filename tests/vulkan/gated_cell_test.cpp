@@ -32,9 +32,9 @@ struct Cell {
   V bhh, gi, h0, c0;
 };
 
-Cell randomCell(std::mt19937& rng, const SeriesShape& s, int gates) {
+Cell randomCell(std::mt19937& rng, const SeriesShape& s, int gates, int perRow = 4) {
   const size_t B = s.batch, T = s.steps, H = s.channels, G = size_t(gates) * H;
-  return {testing_common::randomCsr(rng, int(G), int(H), 4, 0.8f),
+  return {testing_common::randomCsr(rng, int(G), int(H), perRow, 0.8f),
           randomFloats(rng, G, -0.5f, 0.5f), randomFloats(rng, B * T * G, -0.5f, 0.5f),
           randomFloats(rng, B * H, 0.0f, 1.0f), randomFloats(rng, B * H, -0.5f, 0.5f)};
 }
@@ -78,6 +78,25 @@ TEST(VulkanGatedCells, LstmMatchesTheTwin) {
     expectParity(cells.lstm(s, c.Whh, c.bhh, c.gi, {}, c.c0),
                  batch::lstmRecurrence(s, c.Whh, c.bhh, c.gi, {}, c.c0), what + " c0 only");
   }
+  EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
+}
+
+// Long sequences run as several dispatches, each continuing from the state (and the LSTM's
+// cells) the last one left: lavapipe stops a shader loop after 65,535 iterations, which one
+// dispatch over all T would pass here (600 steps × 3–4 rows of 64 entries per invocation).
+TEST(VulkanGatedCells, LongSequencesRunInChunksOfSteps) {
+  LSRL_VULKAN_DEVICE(dev);
+  GatedCellKernels cells(dev);
+  std::mt19937 rng(43);
+  const SeriesShape s{2, 600, 64};
+  const Cell gru = randomCell(rng, s, 3, 64);
+  expectParity(cells.gru(s, gru.Whh, gru.bhh, gru.gi, gru.h0, GruRule::Pytorch),
+               batch::gruRecurrence(s, gru.Whh, gru.bhh, gru.gi, gru.h0, GruRule::Pytorch),
+               "gru " + name(s));
+  const Cell lstm = randomCell(rng, s, 4, 64);
+  expectParity(cells.lstm(s, lstm.Whh, lstm.bhh, lstm.gi, lstm.h0, lstm.c0),
+               batch::lstmRecurrence(s, lstm.Whh, lstm.bhh, lstm.gi, lstm.h0, lstm.c0),
+               "lstm " + name(s));
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
 }
 

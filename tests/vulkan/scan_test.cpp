@@ -173,7 +173,9 @@ TEST(VulkanScan, BlockScan2MatchesTheTwin) {
   ScanKernels scans(dev);
   std::mt19937 rng(5);
   const std::vector<SeriesShape> shapes = {
-      {1, 1, 2}, {1, 1000, 2}, {3, 77, 34}, {2, 513, 130}, {1, 4096, 6}};
+      {1, 1, 2},    {1, 1000, 2}, {3, 77, 34}, {2, 513, 130},
+      {1, 4096, 6}, {1, 40000, 4}};  // several dispatches of steps (kernel_support.h's
+                                     // stepsPerDispatch)
   for (const SeriesShape& s : shapes) {
     SCOPED_TRACE("B=" + std::to_string(s.batch) + " T=" + std::to_string(s.steps) +
                  " C=" + std::to_string(s.channels));
@@ -260,6 +262,42 @@ TEST(VulkanScan, LinearRecurrenceWithAReluStateMatchesTheTwin) {
     EXPECT_TRUE(std::all_of(cpu.begin(), cpu.end(), [](float v) { return v >= 0; }));
     EXPECT_TRUE(matches(scans.linearRecurrence(s, A, u, {}, true),
                         batch::linearRecurrence(s, A, u, {}, true)));
+  }
+  EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
+}
+
+// A long sequence runs as several dispatches, each continuing from the state the last one
+// wrote: lavapipe stops a shader loop after 65,535 iterations, which one dispatch over all
+// T would pass here (700 steps × 192 entries per row).
+TEST(VulkanScan, LinearRecurrenceRunsLongSequencesInChunksOfSteps) {
+  LSRL_VULKAN_DEVICE(dev);
+  ScanKernels scans(dev);
+  std::mt19937 rng(11);
+  const SeriesShape s{1, 700, 192};
+  const batch::CsrMatrix A = randomContraction(rng, s.channels, s.channels);
+  const V u = uniform(rng, size_t(s.batch) * s.steps * s.channels, -1, 1);
+  EXPECT_TRUE(matches(scans.linearRecurrence(s, A, u, {}), batch::linearRecurrence(s, A, u, {})));
+  EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
+}
+
+// The sequential diagonal scan walks long series in several dispatches, each continuing
+// from where the last one's walk ended (real and complex, vec4 packs and single channels).
+TEST(VulkanScan, SequentialScanContinuesAcrossDispatches) {
+  LSRL_VULKAN_DEVICE(dev);
+  ScanKernels scans(dev);
+  std::mt19937 rng(12);
+  ScanOptions sequential;
+  sequential.path = ScanPath::Sequential;
+  for (const SeriesShape s : {SeriesShape{1, 40000, 4}, SeriesShape{2, 20001, 3}}) {
+    const size_t n = size_t(s.batch) * s.steps * s.channels;
+    const V a = uniform(rng, n, 0.9f, 1.0f), b = uniform(rng, n, -1, 1);
+    const V h0 = uniform(rng, size_t(s.batch) * s.channels, -1, 1);
+    const batch::TransitionStrides full{(long long)s.steps * s.channels, s.channels};
+    EXPECT_TRUE(
+        matches(scans.diagScan(s, a, full, b, h0, sequential), batch::diagScan(s, a, full, b, h0)));
+    const V ca = uniform(rng, 2 * n, -0.7f, 0.7f), cb = uniform(rng, 2 * n, -1, 1);
+    EXPECT_TRUE(matches(scans.complexDiagScan(s, ca, full, cb, {}, sequential),
+                        batch::complexDiagScan(s, ca, full, cb, {})));
   }
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
 }

@@ -1,0 +1,18 @@
+#include "core/vulkan/device_models.h"
+
+#include "core/util/error.h"
+#include "core/vulkan/gateloop_device.h"
+#include "core/vulkan/lattice_device.h"
+
+namespace lsrl::gpu {
+
+models::Sequence runSeedModelOnDevice(Device& dev, const models::SeedModel& model,
+                                      const models::Sequence& input, models::Trace* trace) {
+  if (const auto* lattice = dynamic_cast<const models::LatticeModel*>(&model))
+    return runLatticeOnDevice(dev, *lattice, input, trace);
+  if (const auto* gateloop = dynamic_cast<const models::GateLoopModel*>(&model))
+    return runGateLoopOnDevice(dev, *gateloop, input, trace);
+  throw Error(model.kind() + " has no Vulkan backend");
+}
+
+}  // namespace lsrl::gpu

@@ -1,0 +1,16 @@
+// The seed models (core/models) on the Vulkan device: one entry point over the per-model
+// backends (lattice_device.h, gateloop_device.h, min_rnn_device.h, looped_device.h), for the
+// CLI's `lsrl model run --backend vulkan` and the explorer.
+#pragma once
+
+#include "core/models/seed_model.h"
+#include "core/vulkan/device.h"
+
+namespace lsrl::gpu {
+
+// The model's forward pass with its recurrence on the device, in fp32, recording the CPU
+// reference's trace arrays. Throws lsrl::Error for a model kind without a device backend.
+models::Sequence runSeedModelOnDevice(Device& dev, const models::SeedModel& model,
+                                      const models::Sequence& input, models::Trace* trace);
+
+}  // namespace lsrl::gpu
