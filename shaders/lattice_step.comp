@@ -1,12 +1,18 @@
 // Lattice's recurrence (recurrences.md §1, core/models/lattice_step.h latticeRecurrence) in
-// fp32: one workgroup per (sequence, head) runs all T tokens in one dispatch, the slots S
-// (M×D, slot-major) in shared memory. Invocations stride over slots (per-slot dots and the
+// fp32: one workgroup per (sequence, head) walks the steps [t0, t0 + count) of its tokens,
+// the slots S (M×D, slot-major) in shared memory. Invocations stride over slots (per-slot dots and the
 // slot's whole update, summed in the CPU reference's order) and over dimensions (the
 // d-vectors Φk, S k and y = S q); barriers separate the phases of a step.
 //
 // Every mode of lattice_step.h (push constant `mode`, numbered as LatticeMode), variant and
 // β form; with CHUNKED, §1.7's chunked approximation (nosr / osr): the drive comes from the
 // frozen S_{t0}, `accum` holds S_{t0} + Σ (s̃_τ − S_{t0}) and S_t = φ(accum) (nosr).
+//
+// The host splits T over several dispatches (lavapipe stops a shader's loops after 65,535
+// iterations over an invocation's lifetime, and real drivers' watchdogs end long
+// dispatches): the first reads S_0 from `s0`, each later one the state the last left in
+// `carry` — S_{t0−1}, and with CHUNKED the frozen S and the sum too — and every one leaves
+// its state there. Items [firstItem, firstItem + items) are (sequence, head) pairs.
 //
 // Tokens arrive packed per head as [k (M), v (D), q (M), γ, μ] (the model's direct input).
 // Outputs: y [b][t][H·D]; with `trace`, S_t [b][h][t][M][D] and per step the diagnostics
@@ -25,11 +31,14 @@ layout(std430, binding = 1) readonly buffer InitialBuf { float s0[]; };  // [h][
 layout(std430, binding = 2) writeonly buffer OutBuf { float y[]; };     // [b][t][H·D]
 layout(std430, binding = 3) writeonly buffer SlotBuf { float slots[]; };
 layout(std430, binding = 4) writeonly buffer DiagBuf { float diag[]; };
+layout(std430, binding = 5) buffer CarryBuf { float carry[]; };  // [b·H + h][CARRY]
 
-// mode, variant (0 dec, 1 enc, 2 sim), closedForm (β), chunkNosr: the chunk's φ.
+// mode, variant (0 dec, 1 enc, 2 sim), closedForm (β), chunkNosr: the chunk's φ; this
+// dispatch's steps [t0, t0 + count) and items [firstItem, firstItem + items).
 layout(push_constant) uniform Push {
   uint batch, steps, heads, mode, variant, closedForm, chunk, chunkNosr, trace;
   float eps, lambda;
+  uint t0, count, firstItem, items;
 } p;
 
 const uint NOSR = 0, OSR = 1, L1 = 2, OUTPUT_NORMALISED = 3, DELTA = 4, LINEAR_ATTENTION = 5,
@@ -37,6 +46,7 @@ const uint NOSR = 0, OSR = 1, L1 = 2, OUTPUT_NORMALISED = 3, DELTA = 4, LINEAR_A
 const uint DEC = 0, ENC = 1, SIM = 2;
 const uint MD = M * D;
 const uint DIAG = 2 * D + 5 * M;
+const uint CARRY = CHUNKED != 0 ? 3 * MD : MD;  // state, then frozen and accum
 
 shared float state[MD];                       // S_t (S_{t−1} while a step runs)
 shared float frozen[CHUNK_MD];                // S_{t0}
@@ -70,11 +80,19 @@ float forget(float mu) {
 void main() {
   const uint id = gl_LocalInvocationID.x;
   const uint W = 2 * M + D + 2;
-  for (uint item = gl_WorkGroupID.x; item < p.batch * p.heads; item += gl_NumWorkGroups.x) {
+  const uint lastItem = min(p.firstItem + p.items, p.batch * p.heads);
+  for (uint item = p.firstItem + gl_WorkGroupID.x; item < lastItem; item += gl_NumWorkGroups.x) {
     const uint bi = item / p.heads, head = item % p.heads;
-    for (uint e = id; e < MD; e += LOCAL) state[e] = s0[head * MD + e];
+    const uint at = item * CARRY;
+    for (uint e = id; e < MD; e += LOCAL) {
+      state[e] = p.t0 == 0 ? s0[head * MD + e] : carry[at + e];
+      if (CHUNKED != 0 && p.t0 != 0) {  // a chunk that began before t0
+        frozen[e] = carry[at + MD + e];
+        accum[e] = carry[at + 2 * MD + e];
+      }
+    }
     barrier();
-    for (uint t = 0; t < p.steps; ++t) {
+    for (uint t = p.t0; t < p.t0 + p.count; ++t) {
       const uint tk = ((bi * p.steps + t) * p.heads + head) * W;  // k at tk, v, q, γ, μ
       const uint kAt = tk, vAt = tk + M, qAt = tk + M + D;
       const float gamma = tok[tk + 2 * M + D], mu = forget(tok[tk + 2 * M + D + 1]);
@@ -222,5 +240,14 @@ void main() {
       }
       barrier();
     }
+    // The state the next dispatch continues from.
+    for (uint e = id; e < MD; e += LOCAL) {
+      carry[at + e] = state[e];
+      if (CHUNKED != 0) {
+        carry[at + MD + e] = frozen[e];
+        carry[at + 2 * MD + e] = accum[e];
+      }
+    }
+    barrier();
   }
 }

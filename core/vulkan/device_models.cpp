@@ -3,6 +3,7 @@
 #include "core/util/error.h"
 #include "core/vulkan/gateloop_device.h"
 #include "core/vulkan/lattice_device.h"
+#include "core/vulkan/looped_device.h"
 
 namespace lsrl::gpu {
 
@@ -12,6 +13,8 @@ models::Sequence runSeedModelOnDevice(Device& dev, const models::SeedModel& mode
     return runLatticeOnDevice(dev, *lattice, input, trace);
   if (const auto* gateloop = dynamic_cast<const models::GateLoopModel*>(&model))
     return runGateLoopOnDevice(dev, *gateloop, input, trace);
+  if (const auto* looped = dynamic_cast<const models::LoopedModel*>(&model))
+    return runLoopedOnDevice(dev, *looped, input, trace);
   throw Error(model.kind() + " has no Vulkan backend");
 }
 

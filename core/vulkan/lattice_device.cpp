@@ -31,6 +31,7 @@ constexpr uint32_t kMaxInvocations = 256;
 struct LatticePush {
   uint32_t batch, steps, heads, mode, variant, closedForm, chunk, chunkNosr, trace;
   float eps, lambda;
+  uint32_t t0, count, firstItem, items;  // this dispatch's steps and (sequence, head) items
 };
 
 // One head's sizes and the shader's per-step diagnostics row:
@@ -81,6 +82,61 @@ std::vector<float> packTokens(const LatticeModel& model, std::span<const Sequenc
   return out;
 }
 
+// The push constants of a pass over B sequences of T tokens (the dispatch's range unset).
+LatticePush latticePush(const LatticeConfig& c, size_t B, size_t T, bool trace) {
+  const LatticeOptions& o = c.options;
+  return {uint32_t(B), uint32_t(T), uint32_t(c.heads),
+          // The chunk's steps are raw OSR steps from S_{t0} (latticeRecurrence).
+          uint32_t(c.chunk > 1 ? LatticeMode::Osr : o.mode), uint32_t(o.variant),
+          o.beta == models::LatticeBeta::ClosedForm ? 1u : 0u, uint32_t(c.chunk),
+          o.mode == LatticeMode::Nosr ? 1u : 0u, trace ? 1u : 0u, float(o.eps), float(o.lambda), 0,
+          0, 0, 0};
+}
+
+// The workgroup size: invocations stride over slots and dimensions, so a power of two
+// covering the wider (at most kMaxInvocations and the device's limit).
+uint32_t localSize(const HeadShape& s, const DeviceInfo& info) {
+  uint32_t local = 1;
+  while (local < std::max(s.m, s.d) && local < kMaxInvocations) local *= 2;
+  return std::min(local, std::max<uint32_t>(info.maxWorkgroupSize, 1));
+}
+
+// Floats of one (sequence, head)'s state carried between dispatches: S, and with chunk > 1
+// also the frozen S_{t0} and the chunk's sum.
+size_t carryFloats(const HeadShape& s, bool chunked) { return (chunked ? 3 : 1) * s.slots(); }
+
+// Time steps per dispatch of lattice_step.comp. lavapipe stops a shader's loops after
+// 65,535 iterations counted over an invocation's lifetime (every loop's iterations, inner
+// ones included, add up across the steps), silently, so T runs as dispatches of at most
+// this many steps. One invocation's iterations per step, with c = ⌈n / local⌉ the passes of
+// a loop striding n items over `local` invocations (none assumed unrolled, so a bound):
+//   the time loop 1; with chunk > 1 the copy to S_{t0}, c(md) (counted every step);
+//   slot norms c(m)·(1 + d, + d more for ENC's e); h and e: c(d)·(1 + m, or 1 when the
+//   orthogonal ENC / SIM forms skip Φk); output_normalised's ‖z‖ and e on one invocation
+//   2d + c(d); the slots' updates c(m)·(1 + 2d, + d for NOSR's or L1's rescale, + 2d for
+//   the chunk's sum and φ); y = S q c(d)·(1 + m); the trace's writes c(md) + c(d).
+// stepsPerDispatch keeps a dispatch at a quarter of lavapipe's cap, which leaves room for
+// the loops around the steps (the item loop and the state's load and store, 1 + 2·c(md)).
+uint32_t stepsPerLatticeDispatch(const HeadShape& s, uint32_t local, const LatticePush& push,
+                                 bool chunked) {
+  auto passes = [&](size_t n) { return uint64_t((n + local - 1) / local); };
+  const auto mode = static_cast<LatticeMode>(push.mode);
+  const bool orthogonal = models::latticeIsOrthogonal(mode);
+  const auto variant = static_cast<models::LatticeVariant>(push.variant);
+  const bool enc = orthogonal && variant == models::LatticeVariant::Enc;
+  const bool usesPhiK = !orthogonal || variant == models::LatticeVariant::Dec;
+  const uint64_t m = s.m, d = s.d, md = passes(s.slots());
+  uint64_t perStep = 1 + (chunked ? md : 0);
+  perStep += passes(s.m) * (1 + d + (enc ? d : 0));
+  perStep += passes(s.d) * (1 + (usesPhiK ? m : 0));
+  if (mode == LatticeMode::OutputNormalised) perStep += 2 * d + passes(s.d);
+  const bool rescale = mode == LatticeMode::Nosr || mode == LatticeMode::L1;
+  perStep += passes(s.m) * (1 + 2 * d + (chunked ? 2 * d : (rescale ? d : 0)));
+  perStep += passes(s.d) * (1 + m);
+  if (push.trace != 0) perStep += md + passes(s.d);
+  return stepsPerDispatch(perStep);
+}
+
 // Shared floats the shader declares for one head: the state, frozen and accum (one float
 // each unless chunked), and the per-step vectors.
 size_t sharedFloats(const HeadShape& s, bool chunked) {
@@ -100,12 +156,9 @@ DevicePass runPass(Device& dev, const LatticeModel& model, std::span<const float
                 (chunked ? ", three copies with chunk > 1" : "") + ") need " +
                 std::to_string(sharedBytes) + " bytes of shared memory, the device has " +
                 std::to_string(info.maxSharedMemory));
-  // Invocations stride over slots and dimensions: a power of two covering the wider.
-  uint32_t local = 1;
-  while (local < std::max(s.m, s.d) && local < kMaxInvocations) local *= 2;
-  local = std::min(local, std::max<uint32_t>(info.maxWorkgroupSize, 1));
+  const uint32_t local = localSize(s, info);
   const Kernel& k = dev.kernel(
-      "lattice_step", shaderCode("lattice_step"), 5, sizeof(LatticePush),
+      "lattice_step", shaderCode("lattice_step"), 6, sizeof(LatticePush),
       {local, uint32_t(s.m), uint32_t(s.d), chunked ? 1u : 0u, chunked ? uint32_t(s.slots()) : 1u});
 
   std::vector<float> s0;
@@ -122,19 +175,26 @@ DevicePass runPass(Device& dev, const LatticeModel& model, std::span<const float
   auto yBuf = dev.buffer(std::max<size_t>(yCount, 1) * sizeof(float));
   auto slotBuf = dev.buffer(std::max<size_t>(slotCount, 1) * sizeof(float));
   auto diagBuf = dev.buffer(std::max<size_t>(diagCount, 1) * sizeof(float));
+  const size_t items = B * H;
+  auto carryBuf = dev.buffer(std::max<size_t>(items * carryFloats(s, chunked), 1) * sizeof(float));
 
-  const LatticeOptions& o = c.options;
-  LatticePush push{uint32_t(B), uint32_t(T), uint32_t(H),
-                   // The chunk's steps are raw OSR steps from S_{t0} (latticeRecurrence).
-                   uint32_t(chunked ? LatticeMode::Osr : o.mode), uint32_t(o.variant),
-                   o.beta == models::LatticeBeta::ClosedForm ? 1u : 0u, uint32_t(c.chunk),
-                   o.mode == LatticeMode::Nosr ? 1u : 0u, trace ? 1u : 0u, float(o.eps),
-                   float(o.lambda)};
+  LatticePush push = latticePush(c, B, T, trace);
+  // T as dispatches of at most `stepsPer` steps (each continuing from the state the last left
+  // in carryBuf), and each of those over at most a grid's worth of items, one per workgroup;
+  // one submission, with a barrier between dispatches.
+  const uint32_t stepsPer = stepsPerLatticeDispatch(s, local, push, chunked);
   Batch batch = dev.batch();
-  batch.dispatch(k, {tokBuf.get(), s0Buf.get(), yBuf.get(), slotBuf.get(), diagBuf.get()}, &push,
-                 sizeof push,
-                 static_cast<uint32_t>(std::min<size_t>(B * H, kMaxGroupsPerDimension)));
-  dev.run(batch);
+  for (size_t t0 = 0; t0 < T; t0 += stepsPer)
+    for (size_t first = 0; first < items; first += kMaxGroupsPerDimension) {
+      push.t0 = uint32_t(t0);
+      push.count = uint32_t(std::min<size_t>(stepsPer, T - t0));
+      push.firstItem = uint32_t(first);
+      push.items = uint32_t(std::min<size_t>(kMaxGroupsPerDimension, items - first));
+      batch.dispatch(
+          k, {tokBuf.get(), s0Buf.get(), yBuf.get(), slotBuf.get(), diagBuf.get(), carryBuf.get()},
+          &push, sizeof push, push.items);
+    }
+  if (batch.size() > 0) dev.run(batch);
   out.y = dev.download<float>(*yBuf, yCount);
   if (trace) {
     out.slots = dev.download<float>(*slotBuf, slotCount);
@@ -149,6 +209,7 @@ size_t sequencesPerPass(const DeviceInfo& info, const LatticeConfig& c, size_t T
   const size_t H = static_cast<size_t>(c.heads);
   size_t widest = T * H * std::max(s.token(), s.d);
   if (trace) widest = std::max(widest, T * H * std::max(s.slots(), s.diag()));
+  widest = std::max(widest, H * carryFloats(s, c.chunk > 1));
   const size_t bytes = std::max<size_t>(widest, 1) * sizeof(float);
   if (bytes > info.maxStorageBufferRange)
     throw Error(std::string(kWhat) + ": one sequence of " + std::to_string(T) + " tokens needs " +
@@ -206,6 +267,11 @@ void addHeadTrace(models::Trace& trace, const LatticeModel& model, const Sequenc
 }
 
 }  // namespace
+
+uint32_t latticeStepsPerDispatch(const DeviceInfo& info, const LatticeConfig& c, bool trace) {
+  const HeadShape s = headShape(c);
+  return stepsPerLatticeDispatch(s, localSize(s, info), latticePush(c, 1, 1, trace), c.chunk > 1);
+}
 
 Sequence runLatticeOnDevice(Device& dev, const LatticeModel& model, const Sequence& input,
                             models::Trace* trace) {

@@ -1,7 +1,10 @@
 // Lattice (core/models/lattice.h) on Vulkan: the model's forward pass in fp32 with its
 // recurrence on the device (shaders/lattice_step.comp). One workgroup per (sequence, head)
-// runs all T tokens in one dispatch with the slots in shared memory; every mode, variant and
-// β form of lattice_step.h, and §1.7's chunked approximation, run there.
+// walks the tokens with the slots in shared memory; every mode, variant and β form of
+// lattice_step.h, and §1.7's chunked approximation, run there. T runs as dispatches of
+// latticeStepsPerDispatch steps in one submission, each continuing from the state the last
+// left in a device buffer (lavapipe silently stops a shader's loops after 65,535 iterations
+// per invocation, and drivers' watchdogs end long dispatches).
 //
 // On the host: the per-token projections (k, v, q, γ, μ from x, in float64 by
 // LatticeModel::headTokens, then rounded to fp32 and uploaded) and the output gate of §1.8
@@ -23,6 +26,7 @@
 //   auto ys = gpu::runLatticeOnDevice(*dev, model, batch);  // B sequences of one length
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "core/models/lattice.h"
@@ -40,5 +44,11 @@ models::Sequence runLatticeOnDevice(Device& dev, const models::LatticeModel& mod
 // naming the sequence whose length or token width differs.
 std::vector<models::Sequence> runLatticeOnDevice(Device& dev, const models::LatticeModel& model,
                                                  const std::vector<models::Sequence>& batch);
+
+// Time steps per dispatch for `config` on a device like `info` (with or without a trace):
+// a bound on one invocation's loop iterations per step keeps each dispatch at a quarter
+// of lavapipe's 65,535 (stepsPerDispatch, core/vulkan/kernel_support.h).
+uint32_t latticeStepsPerDispatch(const DeviceInfo& info, const models::LatticeConfig& config,
+                                 bool trace);
 
 }  // namespace lsrl::gpu

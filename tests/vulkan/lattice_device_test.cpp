@@ -1,8 +1,8 @@
 // Lattice on Vulkan (core/vulkan/lattice_device.h) against its float64 CPU reference
 // (core/models/lattice.h): the test vectors of recurrences.md §6.1 (L1–L6) on the device,
 // every trace array on the default task and on random models of several sizes (every
-// mode, variant, β form, chunked, projected and direct input, the output gate), the batched
-// entry point, and the errors.
+// mode, variant, β form, chunked, projected and direct input, the output gate), sequences
+// long enough to span several dispatches, the batched entry point, and the errors.
 #include "core/vulkan/lattice_device.h"
 
 #include <gtest/gtest.h>
@@ -347,6 +347,54 @@ TEST(VulkanLattice, BatchMatchesTheCpuPerSequence) {
   const std::vector<Sequence> empties = runLatticeOnDevice(dev, model, {Sequence{}, Sequence{}});
   ASSERT_EQ(empties.size(), 2u);
   EXPECT_TRUE(empties[0].empty());
+  EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
+}
+
+// lavapipe (llvmpipe, CI's driver) silently stops a shader's loops after 65,535 iterations
+// counted over an invocation's lifetime, inner loops included (those of fixed length up to
+// 32 or so it unrolls, so d = 40 rather than 16): one dispatch over all T tokens of a
+// 40×8 head went wrong from t ≈ 345, a 300×3 one from the first 250 steps. The device
+// splits T into dispatches that continue from the state the last one left — with a chunk,
+// S_{t0} and the chunk's sum too. (ENC is left out: over thousands of random tokens its
+// float64 reference itself moves by 1e-2 when the input is rounded to fp32.)
+TEST(VulkanLattice, LongSequencesSpanSeveralDispatches) {
+  LSRL_VULKAN_DEVICE(dev);
+  constexpr size_t T = 3000;
+  const LatticeConfig dec = randomConfig(LatticeMode::Nosr, LatticeVariant::Dec, 1, 40, 8);
+  ASSERT_LT(3 * size_t(latticeStepsPerDispatch(dev.info(), dec, true)), T);
+  expectParityWithCpu(dev, LatticeModel(dec), randomInput(dec.dIn, T, 12), "T = 3000, d = 40");
+  // Chunks cut by a dispatch's end, and chunks longer than a dispatch (a quarter-scale
+  // input for those: 100 summed steps at half scale drift to 1.2e-5 of 1 + |cpu| in fp32,
+  // the same on every split of T — the carried state is copied exactly).
+  for (int chunk : {9, 100}) {
+    LatticeConfig c = randomConfig(LatticeMode::Nosr, LatticeVariant::Dec, 1, 40, 8);
+    c.chunk = chunk;
+    ASSERT_NE(latticeStepsPerDispatch(dev.info(), c, true) % uint32_t(chunk), 0u);
+    expectParityWithCpu(dev, LatticeModel(c), randomInput(c.dIn, T, 13, chunk > 10 ? 0.25 : 0.5),
+                        "T = 3000, d = 40, chunk " + std::to_string(chunk));
+  }
+  const LatticeConfig wide = randomConfig(LatticeMode::Osr, LatticeVariant::Dec, 1, 300, 3);
+  ASSERT_LT(3 * size_t(latticeStepsPerDispatch(dev.info(), wide, true)), 500u);
+  expectParityWithCpu(dev, LatticeModel(wide), randomInput(wide.dIn, 500, 14, 0.5),
+                      "T = 500, d = 300");
+  // The batched entry point (no trace), two sequences × two heads.
+  const LatticeConfig two = randomConfig(LatticeMode::Nosr, LatticeVariant::Dec, 2, 40, 8);
+  const LatticeModel model(two);
+  const std::vector<Sequence> batch{randomInput(two.dIn, T, 15), randomInput(two.dIn, T, 16)};
+  const std::vector<Sequence> gpu = runLatticeOnDevice(dev, model, batch);
+  ASSERT_EQ(gpu.size(), batch.size());
+  double worst = 0;
+  for (size_t b = 0; b < batch.size(); ++b) {
+    const Sequence cpu = model.run(batch[b]);
+    ASSERT_EQ(gpu[b].size(), cpu.size());
+    for (size_t t = 0; t < cpu.size(); ++t)
+      for (size_t j = 0; j < cpu[t].size(); ++j) {
+        const double err = std::fabs(gpu[b][t][j] - cpu[t][j]) / (1 + std::fabs(cpu[t][j]));
+        ASSERT_LE(err, kParity) << "b=" << b << " t=" << t << " j=" << j;
+        worst = std::max(worst, err);
+      }
+  }
+  std::printf("  batch of 2, T = 3000: max |gpu - cpu| / (1 + |cpu|) = %.2e\n", worst);
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
 }
 
