@@ -12,8 +12,7 @@ namespace lsrl::models {
 namespace {
 
 constexpr double kLayerNormEps = 1e-5;
-constexpr int kTraceAttentionMaxSteps = 256;  // attention/retention traces are [d_h][T][T+1]
-constexpr double kHoldGate = 20;              // σ(±20) is 1 − 2e-9 or 2e-9: open or shut
+constexpr double kHoldGate = 20;  // σ(±20) is 1 − 2e-9 or 2e-9: open or shut
 
 size_t sz(int64_t n) { return static_cast<size_t>(n); }
 
@@ -201,57 +200,90 @@ Sequence MinRnnModel::run(const Sequence& input, Trace* trace) const {
   return run(input, config_.mode, trace);
 }
 
+Sequence MinRnnModel::embed(const Sequence& input) const {
+  requireWidth(kind(), input, inputWidth());
+  Sequence x;
+  for (const Vector& row : input) x.push_back(linear(weight("embed.weight"), nullptr, row));
+  return x;
+}
+
+Sequence MinRnnModel::layerInput(int layer, const Sequence& x) const {
+  if (!config_.layerNorm) return x;
+  const std::string p = "layers." + std::to_string(layer) + ".";
+  Sequence u;
+  for (const Vector& r : x)
+    u.push_back(layerNorm(weight(p + "norm.weight"), weight(p + "norm.bias"), r));
+  return u;
+}
+
+Sequence MinRnnModel::layerOutput(int layer, const Sequence& x,
+                                  const std::vector<double>& h) const {
+  const size_t T = x.size(), H = sz(config_.dh), D = sz(config_.dModel);
+  requireSize(kind() + " layer states", T * H, h.size());
+  const std::string p = "layers." + std::to_string(layer) + ".";
+  Sequence o(T);
+  for (size_t t = 0; t < T; ++t) {
+    const Vector ht(h.begin() + static_cast<ptrdiff_t>(t * H),
+                    h.begin() + static_cast<ptrdiff_t>((t + 1) * H));
+    o[t] = linear(weight(p + "out.weight"), &weight(p + "out.bias"), ht);
+    if (config_.residual)
+      for (size_t i = 0; i < D; ++i) o[t][i] += x[t][i];
+  }
+  return o;
+}
+
+Sequence MinRnnModel::head(const Sequence& x) const {
+  Sequence out;
+  for (const Vector& r : x) out.push_back(linear(weight("head.weight"), &weight("head.bias"), r));
+  return out;
+}
+
+std::vector<double> MinRnnModel::initialState() const {
+  return minRnnInitialState(std::vector<double>(sz(config_.dh), 0.0), config_.variant);
+}
+
+void MinRnnModel::addLayerTrace(Trace& trace, int layer,
+                                const std::vector<std::vector<double>>& pre,
+                                const MinRnnGates& gates, const std::vector<double>& h,
+                                const Sequence& x) const {
+  const int64_t T = gates.steps, H = config_.dh, D = config_.dModel;
+  const std::vector<double> h0 = initialState();
+  // The arrays of the explorer's views (§5.3), listed in the header comment.
+  const std::string tp = layer == 0 ? "" : "layer" + std::to_string(layer) + ".";
+  traceCell(trace, tp, pre, gates);
+  trace.add(tp + "h_pre", {T, H}, gates.candidate);
+  trace.add(tp + "h_tilde", {T, H}, minRnnCandidates(gates, config_.variant));
+  trace.add(tp + "h0", {H}, h0);
+  trace.add(tp + "hidden", {T, H}, h);
+  if (T <= kMinRnnTraceAttentionMaxSteps) {
+    trace.add(tp + "attention", {H, T, T + 1}, minRnnAttention(gates));
+    trace.add(tp + "retention", {H, T, T + 1}, minRnnRetention(gates));
+  }
+  const std::vector<double> sequential = minRnnSequential(gates, config_.variant, h0);
+  const bool logSpace = config_.variant == MinRnnVariant::Log;
+  trace.add(tp + "mode_difference", {2},
+            {maxAbsDifference(minRnnParallel(gates, config_.variant, h0), sequential),
+             logSpace ? maxAbsDifference(minRnnLogSpace(gates, config_.variant, h0), sequential)
+                      : std::numeric_limits<double>::quiet_NaN()});
+  trace.add(tp + "layer_output", {T, D}, flatten(x));
+}
+
 Sequence MinRnnModel::run(const Sequence& input, MinRnnMode mode, Trace* trace) const {
   requireWidth(kind(), input, inputWidth());
   if (mode == MinRnnMode::LogSpace && config_.variant != MinRnnVariant::Log)
     throw Error(kind() + ": the log_space mode needs the \"log\" variant (this model is " +
                 minRnnVariantName(config_.variant) + ")");
-  const int64_t T = static_cast<int64_t>(input.size()), H = config_.dh, D = config_.dModel;
-  const Tensor& embed = weight("embed.weight");
-  Sequence x;
-  for (const Vector& row : input) x.push_back(linear(embed, nullptr, row));
-  const std::vector<double> h0 =
-      minRnnInitialState(std::vector<double>(sz(H), 0.0), config_.variant);
+  Sequence x = embed(input);
+  const std::vector<double> h0 = initialState();
   for (int l = 0; l < config_.layers; ++l) {
-    const std::string p = "layers." + std::to_string(l) + ".";
-    Sequence u = x;
-    if (config_.layerNorm)
-      for (Vector& r : u) r = layerNorm(weight(p + "norm.weight"), weight(p + "norm.bias"), r);
     std::vector<std::vector<double>> pre;
-    const MinRnnGates gates = layerGates(l, u, &pre);
+    const MinRnnGates gates = layerGates(l, layerInput(l, x), &pre);
     const std::vector<double> h = minRnnRun(gates, config_.variant, mode, h0);
-    Sequence o(sz(T));
-    for (size_t t = 0; t < sz(T); ++t) {
-      const Vector ht(h.begin() + static_cast<ptrdiff_t>(t * sz(H)),
-                      h.begin() + static_cast<ptrdiff_t>((t + 1) * sz(H)));
-      o[t] = linear(weight(p + "out.weight"), &weight(p + "out.bias"), ht);
-      if (config_.residual)
-        for (size_t i = 0; i < sz(D); ++i) o[t][i] += x[t][i];
-    }
-    x = std::move(o);
-    if (!trace) continue;
-    // The arrays of the explorer's views (§5.3), listed in the header comment.
-    const std::string tp = l == 0 ? "" : "layer" + std::to_string(l) + ".";
-    traceCell(*trace, tp, pre, gates);
-    trace->add(tp + "h_pre", {T, H}, gates.candidate);
-    trace->add(tp + "h_tilde", {T, H}, minRnnCandidates(gates, config_.variant));
-    trace->add(tp + "h0", {H}, h0);
-    trace->add(tp + "hidden", {T, H}, h);
-    if (T <= kTraceAttentionMaxSteps) {
-      trace->add(tp + "attention", {H, T, T + 1}, minRnnAttention(gates));
-      trace->add(tp + "retention", {H, T, T + 1}, minRnnRetention(gates));
-    }
-    const std::vector<double> sequential = minRnnSequential(gates, config_.variant, h0);
-    const bool logSpace = config_.variant == MinRnnVariant::Log;
-    trace->add(tp + "mode_difference", {2},
-               {maxAbsDifference(minRnnParallel(gates, config_.variant, h0), sequential),
-                logSpace ? maxAbsDifference(minRnnLogSpace(gates, config_.variant, h0), sequential)
-                         : std::numeric_limits<double>::quiet_NaN()});
-    trace->add(tp + "layer_output", {T, D}, flatten(x));
+    x = layerOutput(l, x, h);
+    if (trace) addLayerTrace(*trace, l, pre, gates, h, x);
   }
-  Sequence out;
-  for (const Vector& r : x) out.push_back(linear(weight("head.weight"), &weight("head.bias"), r));
-  if (trace) trace->add("output", {T, config_.dOut}, flatten(out));
+  const Sequence out = head(x);
+  if (trace) trace->add("output", {static_cast<int64_t>(out.size()), config_.dOut}, flatten(out));
   return out;
 }
 

@@ -57,6 +57,8 @@
 namespace lsrl::models {
 
 enum class MinRnnCell : uint8_t { Gru, Lstm };
+// The longest sequence whose trace has attention and retention ([d_h][T][T+1] each).
+inline constexpr int kMinRnnTraceAttentionMaxSteps = 256;
 const char* minRnnCellKind(MinRnnCell cell);  // "mingru", "minlstm"
 // The cell's gate Linears, in weight order: {"z"} or {"f", "i"} (the candidate "h" follows).
 std::vector<std::string> minRnnGateLinears(MinRnnCell cell);
@@ -110,6 +112,21 @@ class MinRnnModel : public SeedModel {
   // optionally the pre-activations of its Linears (gates, then "h"), each [T][d_h].
   MinRnnGates layerGates(int layer, const Sequence& u,
                          std::vector<std::vector<double>>* pre = nullptr) const;
+  // The steps of run around the recurrence, for backends that run the recurrence
+  // elsewhere (core/vulkan/min_rnn_device.h): the embedding (checks the input's width),
+  // a layer's input u = LN(x) (x itself without layer_norm), its output x + W_out h + b_out
+  // from the states h [T][d_h] (without the skip when residual is off), and the logits.
+  Sequence embed(const Sequence& input) const;
+  Sequence layerInput(int layer, const Sequence& x) const;
+  Sequence layerOutput(int layer, const Sequence& x, const std::vector<double>& h) const;
+  Sequence head(const Sequence& x) const;
+  // h_0 of every layer's recurrence: minRnnInitialState of zeros for the variant.
+  std::vector<double> initialState() const;
+  // Layer `layer`'s trace arrays (the list above, prefixed) from the pre-activations of
+  // its Linears, its gates, its states h [T][d_h] and its output x [T][d_model].
+  void addLayerTrace(Trace& trace, int layer, const std::vector<std::vector<double>>& pre,
+                     const MinRnnGates& gates, const std::vector<double>& h,
+                     const Sequence& x) const;
 
   // "selective_copy" (the default) and "hold" (selective_copy.h), one-hot rows.
   std::vector<std::string> tasks() const override;

@@ -4,6 +4,7 @@
 #include "core/vulkan/gateloop_device.h"
 #include "core/vulkan/lattice_device.h"
 #include "core/vulkan/looped_device.h"
+#include "core/vulkan/min_rnn_device.h"
 
 namespace lsrl::gpu {
 
@@ -15,6 +16,8 @@ models::Sequence runSeedModelOnDevice(Device& dev, const models::SeedModel& mode
     return runGateLoopOnDevice(dev, *gateloop, input, trace);
   if (const auto* looped = dynamic_cast<const models::LoopedModel*>(&model))
     return runLoopedOnDevice(dev, *looped, input, trace);
+  if (const auto* minRnn = dynamic_cast<const models::MinRnnModel*>(&model))
+    return runMinRnnOnDevice(dev, *minRnn, input, trace);
   throw Error(model.kind() + " has no Vulkan backend");
 }
 

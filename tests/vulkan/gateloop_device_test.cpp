@@ -17,6 +17,7 @@
 #include <string>
 
 #include "common/expect_error.h"
+#include "vulkan/trace_parity.h"
 #include "vulkan/vulkan_test_util.h"
 
 namespace lsrl::gpu {
@@ -29,6 +30,7 @@ using models::GateLoopModel;
 using models::Sequence;
 using models::Trace;
 using testing_common::expectError;
+using testing_vulkan::expectTracesAgree;
 
 constexpr double kParity = 1e-5;
 
@@ -42,44 +44,6 @@ double expectClose(const std::vector<Complex>& got, const std::vector<Complex>& 
     EXPECT_LE(err, tol) << what << " entry " << i << ": " << got[i] << " vs " << want[i];
     worst = std::max(worst, err);
   }
-  return worst;
-}
-
-// Every array of the CPU trace is in the device's with the same shape and values within
-// the fp32 parity (the same inf or NaN where the CPU has one); returns the largest relative
-// difference.
-double expectTracesAgree(const Trace& device, const Trace& cpu, const std::string& what) {
-  EXPECT_EQ(device.arrays().size(), cpu.arrays().size()) << what;
-  double worst = 0;
-  std::string worstName;
-  for (const Tensor& want : cpu.arrays()) {
-    if (!device.has(want.name)) {
-      ADD_FAILURE() << what << ": no array " << want.name;
-      continue;
-    }
-    const Tensor& got = device.get(want.name);
-    EXPECT_EQ(got.shape, want.shape) << what << ": " << want.name;
-    if (got.data.size() != want.data.size()) continue;
-    int reported = 0;
-    for (size_t i = 0; i < want.data.size(); ++i) {
-      if (!std::isfinite(want.data[i])) {  // the naive attention's overflow: inf, NaN
-        EXPECT_TRUE(got.data[i] == want.data[i] ||
-                    (std::isnan(got.data[i]) && std::isnan(want.data[i])))
-            << what << ": " << want.name << "[" << i << "] = " << got.data[i] << ", cpu "
-            << want.data[i];
-        continue;
-      }
-      const double err = std::abs(got.data[i] - want.data[i]) / (1 + std::abs(want.data[i]));
-      if (!(err <= kParity) && reported++ < 3)
-        ADD_FAILURE() << what << ": " << want.name << "[" << i << "] = " << got.data[i] << ", cpu "
-                      << want.data[i];
-      if (!(err <= worst)) {
-        worst = err;
-        worstName = want.name;
-      }
-    }
-  }
-  std::printf("%s: max relative difference %.3g (%s)\n", what.c_str(), worst, worstName.c_str());
   return worst;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "common/expect_error.h"
+#include "vulkan/trace_parity.h"
 #include "vulkan/vulkan_test_util.h"
 
 namespace lsrl::gpu {
@@ -28,43 +29,12 @@ using models::Sequence;
 using models::Trace;
 using models::Vector;
 using testing_common::expectError;
+using testing_vulkan::expectTracesAgree;
 
 // The spec's values are rounded to 6 decimals; fp32 adds a few 1e-7 on top.
 constexpr double kSpec = 1.5e-6;
 // fp32 against float64 (the Vulkan issue's rule): |gpu − cpu| ≤ 1e-5·(1 + |cpu|).
 constexpr double kParity = 1e-5;
-
-// Largest |gpu − cpu| / (1 + |cpu|) over every array of `cpu`, which `gpu` must have with
-// the same shape (and no others); fails above `tolerance`.
-double expectSameTrace(const Trace& gpu, const Trace& cpu, const std::string& what,
-                       double tolerance = kParity, std::string* worstName = nullptr) {
-  EXPECT_EQ(gpu.arrays().size(), cpu.arrays().size()) << what;
-  double worst = 0;
-  std::string worstAt;
-  for (const Tensor& want : cpu.arrays()) {
-    if (!gpu.has(want.name)) {
-      ADD_FAILURE() << what << ": no array " << want.name;
-      continue;
-    }
-    const Tensor& got = gpu.get(want.name);
-    EXPECT_EQ(got.shape, want.shape) << what << " " << want.name;
-    if (got.data.size() != want.data.size()) continue;
-    for (size_t i = 0; i < want.data.size(); ++i) {
-      const double err = std::fabs(got.data[i] - want.data[i]) / (1 + std::fabs(want.data[i]));
-      if (!(err <= tolerance)) {
-        ADD_FAILURE() << what << ": " << want.name << "[" << i << "] gpu " << got.data[i] << " cpu "
-                      << want.data[i];
-        break;
-      }
-      if (err > worst) {
-        worst = err;
-        worstAt = want.name;
-      }
-    }
-  }
-  if (worstName) *worstName = worstAt;
-  return worst;
-}
 
 // Runs `model` on both sides with a trace and compares everything; returns the worst error.
 double expectParityWithCpu(Device& dev, const LatticeModel& model, const Sequence& input,
@@ -74,7 +44,7 @@ double expectParityWithCpu(Device& dev, const LatticeModel& model, const Sequenc
   const Sequence gpu = runLatticeOnDevice(dev, model, input, &gpuTrace);
   EXPECT_EQ(gpu.size(), cpu.size()) << what;
   std::string worstName;
-  const double worst = expectSameTrace(gpuTrace, cpuTrace, what, tolerance, &worstName);
+  const double worst = expectTracesAgree(gpuTrace, cpuTrace, what, tolerance, &worstName);
   // The returned rows are the trace's "output".
   for (size_t t = 0; t < std::min(gpu.size(), cpu.size()); ++t)
     for (size_t j = 0; j < cpu[t].size(); ++j)
@@ -404,7 +374,7 @@ TEST(VulkanLattice, EmptySequenceGivesTheCpuTraceShapes) {
   Trace cpu, gpu;
   model.run({}, &cpu);
   EXPECT_TRUE(runLatticeOnDevice(dev, model, {}, &gpu).empty());
-  expectSameTrace(gpu, cpu, "empty");
+  expectTracesAgree(gpu, cpu, "empty");
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
 }
 

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "common/expect_error.h"
+#include "vulkan/trace_parity.h"
 #include "vulkan/vulkan_test_util.h"
 
 namespace lsrl::gpu {
@@ -31,41 +32,13 @@ using models::Sequence;
 using models::Trace;
 using models::Vector;
 using testing_common::expectError;
+using testing_vulkan::expectTracesAgree;
 
 constexpr double kSpec = 1e-6;
 constexpr double kParity = 1e-5;
 
 void expectNoValidationErrors(Device& dev) {
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
-}
-
-// Every array of the CPU trace is in the device's with the same shape and values within
-// the fp32 parity; returns the largest |gpu − cpu| / (1 + |cpu|) and its array's name.
-double expectTracesAgree(const Trace& gpu, const Trace& cpu, const std::string& what,
-                         std::string* worstName) {
-  EXPECT_EQ(gpu.arrays().size(), cpu.arrays().size()) << what;
-  double worst = 0;
-  for (const Tensor& want : cpu.arrays()) {
-    if (!gpu.has(want.name)) {
-      ADD_FAILURE() << what << ": no array " << want.name;
-      continue;
-    }
-    const Tensor& got = gpu.get(want.name);
-    EXPECT_EQ(got.shape, want.shape) << what << ": " << want.name;
-    if (got.data.size() != want.data.size()) continue;
-    int reported = 0;
-    for (size_t i = 0; i < want.data.size(); ++i) {
-      const double err = std::fabs(got.data[i] - want.data[i]) / (1 + std::fabs(want.data[i]));
-      if (!(err <= kParity) && reported++ < 3)
-        ADD_FAILURE() << what << ": " << want.name << "[" << i << "] gpu " << got.data[i] << " cpu "
-                      << want.data[i];
-      if (!(err <= worst)) {
-        worst = err;
-        *worstName = want.name;
-      }
-    }
-  }
-  return worst;
 }
 
 void expectRowsAgree(const Sequence& gpu, const Sequence& cpu, const std::string& what,
@@ -89,7 +62,7 @@ double expectParityWithCpu(Device& dev, const LoopedModel& model, const Sequence
   if (alsoWithoutTrace)  // the ping-pong states rather than the trajectory
     expectRowsAgree(runLoopedOnDevice(dev, model, input), cpu, what + " (no trace)");
   std::string worstName;
-  const double worst = expectTracesAgree(gpuTrace, cpuTrace, what, &worstName);
+  const double worst = expectTracesAgree(gpuTrace, cpuTrace, what, kParity, &worstName);
   std::printf("  %-40s max |gpu - cpu| / (1 + |cpu|) = %.2e (%s)\n", what.c_str(), worst,
               worstName.c_str());
   return worst;

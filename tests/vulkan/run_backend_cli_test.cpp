@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
@@ -87,6 +89,52 @@ TEST_F(RunBackends, TargetWeightsRunOnEveryBackend) {
   EXPECT_EQ(exact.code, 1);
   EXPECT_NE(exact.err.find("--backend exact needs the compiled model"), std::string::npos)
       << exact.err;
+}
+
+// Every seed model from the command line on both backends, on its default task: the same
+// outputs and the same trace arrays (names, shapes, values) within the fp32 rule
+// |vulkan − cpu| ≤ 1e-5·(1 + |cpu|) (the per-model device tests check the same more closely).
+TEST_F(RunBackends, EverySeedModelTracesAlikeOnCpuAndVulkan) {
+  LSRL_VULKAN_DEVICE(dev);
+  (void)dev;
+  for (const std::string kind : {"gateloop", "lattice", "looped", "mingru", "minlstm"}) {
+    SCOPED_TRACE(kind);
+    std::map<std::string, nlohmann::json> runs, traces;
+    for (const std::string backend : {"cpu", "vulkan"}) {
+      const std::string trace = path(kind + "." + backend + ".json");
+      const Result r = lsrl({"model", "run", kind, "--backend", backend, "--trace", trace});
+      ASSERT_EQ(r.code, 0) << backend << ": " << r.err;
+      runs[backend] = nlohmann::json::parse(r.out);
+      std::ifstream in(trace);
+      traces[backend] = nlohmann::json::parse(in);
+    }
+    EXPECT_EQ(runs["vulkan"]["backend"], "vulkan");
+    EXPECT_EQ(runs["vulkan"]["task"], runs["cpu"]["task"]);
+    auto expectClose = [](const nlohmann::json& gpu, const nlohmann::json& cpu,
+                          const std::string& what) {
+      ASSERT_EQ(gpu.size(), cpu.size()) << what;
+      for (size_t i = 0; i < cpu.size(); ++i) {
+        if (cpu[i].is_null()) continue;  // NaN / Inf in JSON: compared by the device tests
+        ASSERT_FALSE(gpu[i].is_null()) << what << "[" << i << "]";
+        const double c = cpu[i], g = gpu[i];
+        ASSERT_LE(std::fabs(g - c), 1e-5 * (1 + std::fabs(c))) << what << "[" << i << "]";
+      }
+    };
+    const auto& cpuOut = runs["cpu"]["outputs"];
+    const auto& gpuOut = runs["vulkan"]["outputs"];
+    ASSERT_EQ(gpuOut.size(), cpuOut.size());
+    for (size_t t = 0; t < cpuOut.size(); ++t)
+      expectClose(gpuOut[t], cpuOut[t], "output " + std::to_string(t));
+    const auto& cpuArrays = traces["cpu"]["arrays"];
+    const auto& gpuArrays = traces["vulkan"]["arrays"];
+    for (const auto& [name, array] : cpuArrays.items()) {
+      ASSERT_TRUE(gpuArrays.contains(name)) << name;
+      EXPECT_EQ(gpuArrays[name]["shape"], array["shape"]) << name;
+      // mode_difference compares the CPU's own modes with each other: not a device value.
+      if (name.find("mode_difference") == std::string::npos)
+        expectClose(gpuArrays[name]["data"], array["data"], name);
+    }
+  }
 }
 
 TEST_F(RunBackends, MisuseIsRefusedWithTheReason) {
