@@ -17,7 +17,7 @@ void main() {
     const uint c = o % p.channels;
     const uint t = (o / p.channels) % p.steps;
     const uint first = c * p.K + p.K - 1;  // the tap on the current token
-    float sum = bias[c];
+    precise float sum = bias[c];  // rounded as the CPU twin's sum (see csr_matvec.comp)
     for (uint j = 0; j < p.K && j <= t; ++j) {
       const float w = taps[first - j];
       if (w != 0.0) sum += w * x[o - j * p.channels];

@@ -24,7 +24,9 @@ void main() {
     const uint r = o / m;
     const uint i = o - r * m;
     const uint xRow = r * n;
-    float sum = 0.0;
+    // precise: no fused multiply-adds, so the sum rounds as the CPU twin's does on every
+    // device (NVIDIA's compiler contracts by default; compiled programs amplify the ulp).
+    precise float sum = 0.0;
     const uint end = rowPtr[i + 1];
     for (uint k = rowPtr[i]; k < end; ++k) sum += val[k] * x[xRow + col[k]];
     y[o] = sum + (hasBias != 0u ? bias[i] : 0.0);

@@ -32,7 +32,7 @@ void main() {
       const uint r = rt * TILE + ty;  // this invocation's output
       const uint i = ct * TILE + tx;
       const uint aRow = ct * TILE + ty;  // the A row this invocation stages
-      float sum = 0.0;
+      precise float sum = 0.0;  // rounded as the CPU twin's sum (see csr_matvec.comp)
       for (uint k0 = 0; k0 < n; k0 += TILE) {
         const uint k = k0 + tx;
         xTile[ty][tx] = (r < rows && k < n) ? x[r * n + k] : 0.0;

@@ -62,7 +62,8 @@ void main() {
   // This lane's steps, loaded once, and their composition (A, B).
   vec4 as[STEPS];
   vec4 xs[STEPS];
-  vec4 A = packOne(), B = vec4(0.0);
+  // precise: no fused multiply-adds (the twins' rounding; the chunked order differs anyway).
+  precise vec4 A = packOne(), B = vec4(0.0);
   for (uint k = 0; k < n; ++k) {
     const uint t = t0 + k;
     as[k] = aPack(bi * p.aBatchStride + t * p.aStepStride + pack);
@@ -107,7 +108,7 @@ void main() {
     if (lane == WIDTH - 1) carry[carrySlot] = A, carry[carrySlot + 1] = B;
     return;
   }
-  vec4 state = packProduct(beforeA, carry[carrySlot]) + beforeB;
+  precise vec4 state = packProduct(beforeA, carry[carrySlot]) + beforeB;
   for (uint k = 0; k < n; ++k) {
     state = packProduct(as[k], state) + xs[k];
     storeH((bi * p.steps + t0 + k) * p.rowPacks + pack, state);

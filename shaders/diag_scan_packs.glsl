@@ -5,7 +5,11 @@
 // for real values and two complex products for complex ones, so the unused zeros stay zero.
 // Expects the specialization constants COMPLEX and WIDE and float buffers named as below.
 
-vec2 complexProduct(vec2 u, vec2 v) { return vec2(u.x * v.x - u.y * v.y, u.x * v.y + u.y * v.x); }
+// precise: no fused multiply-adds, as the CPU twins round (NVIDIA contracts by default).
+vec2 complexProduct(vec2 u, vec2 v) {
+  precise vec2 p = vec2(u.x * v.x - u.y * v.y, u.x * v.y + u.y * v.x);
+  return p;
+}
 
 vec4 packProduct(vec4 u, vec4 v) {
   return COMPLEX ? vec4(complexProduct(u.xy, v.xy), complexProduct(u.zw, v.zw)) : u * v;

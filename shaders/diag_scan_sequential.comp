@@ -24,7 +24,8 @@ void main() {
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < p.batch * p.rowPacks; i += stride) {
     const uint bi = i / p.rowPacks, pack = i % p.rowPacks;
-    vec4 state = p.t0 > 0        ? prevHPack((bi * p.steps + p.t0 - 1) * p.rowPacks + pack)
+    // precise: each step rounds as the CPU twin's (no fused multiply-adds on any device).
+    precise vec4 state = p.t0 > 0        ? prevHPack((bi * p.steps + p.t0 - 1) * p.rowPacks + pack)
                  : p.hasH0 != 0 ? h0Pack(i)
                                 : vec4(0.0);
     for (uint t = p.t0; t < p.t0 + p.count; ++t) {

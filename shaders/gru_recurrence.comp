@@ -13,6 +13,8 @@ float stepUnit(uint k, uint j, uint g, float hPrev) {
   const uint H = p.hidden;
   const float r = max(gi[g + j] + recurrent(j), 0.0);
   const float z = max(gi[g + H + j] + recurrent(H + j), 0.0);
-  const float n = max(gi[g + 2 * H + j] + r * recurrent(2 * H + j), 0.0);
-  return p.option == 0 ? (1.0 - z) * n + z * hPrev : (1.0 - z) * hPrev + z * n;
+  precise const float nIn = gi[g + 2 * H + j] + r * recurrent(2 * H + j);  // no fused ·+
+  const float n = max(nIn, 0.0);
+  precise const float h = p.option == 0 ? (1.0 - z) * n + z * hPrev : (1.0 - z) * hPrev + z * n;
+  return h;
 }

@@ -27,6 +27,7 @@ float stepUnit(uint k, uint j, uint g, float hPrev) {
   const float f = max(gi[g + H + j] + recurrent(H + j), 0.0);
   const float c = max(gi[g + 2 * H + j] + recurrent(2 * H + j), 0.0);
   const float o = max(gi[g + 3 * H + j] + recurrent(3 * H + j), 0.0);
-  cell[k] = f * cell[k] + i * c;
+  precise const float next = f * cell[k] + i * c;  // rounded as the twin (no fused ·+)
+  cell[k] = next;
   return o * max(cell[k], 0.0);
 }

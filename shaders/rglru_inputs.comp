@@ -23,6 +23,7 @@ void main() {
     const float b = base[k % p.channels];
     const float alpha = e == 0.0 ? 1.0 : (b == 0.0 ? 0.0 : pow(b, e));
     a[k] = alpha;
-    bOut[k] = sqrt(1.0 - alpha * alpha) * (gateI[k] * u[k]);
+    precise const float gain = sqrt(1.0 - alpha * alpha);  // no fused 1 − α·α: as the twin
+    bOut[k] = gain * (gateI[k] * u[k]);
   }
 }
