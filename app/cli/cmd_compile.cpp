@@ -18,6 +18,7 @@
 #include "core/io/graph_file.h"
 #include "core/io/graph_hash.h"
 #include "core/io/model_file.h"
+#include "core/io/python_program.h"
 #include "core/util/error.h"
 
 namespace lsrl::cli {
@@ -85,9 +86,12 @@ void stopIfInterrupted(const std::string& when) {
 
 int cmdCompile(const Argv& argv, std::ostream& out) {
   CommandSpec spec{
-      "lsrl compile PROGRAM.json --backend exact|float64 [--target ARCH [target options]]\n"
-      "                    [--no-optimize] [--history HIST.json] [--progress] -o MODEL.json",
-      "Compiles a program into a path of Linear / ReLU / LinState / Multi layers and saves it\n"
+      "lsrl compile PROGRAM.json|PROGRAM.py --backend exact|float64 [--target ARCH [target\n"
+      "                    options]] [--no-optimize] [--history HIST.json] [--progress] -o "
+      "MODEL.json",
+      "Compiles a program (a graph file, or a Python file written with the lsrl module: its\n"
+      "module-level `program`, else the last ForEach it creates) into a path of Linear / ReLU / "
+      "LinState / Multi layers and saves it\n"
       "as a model file (docs/model-format.md: JSON, with large matrices in a .safetensors\n"
       "sidecar next to it). Prints one JSON line: steps, rule_counts, nodes_before/after,\n"
       "layers, state_dim, dense_params, nonzero_params, state_widths, seconds. Progress goes\n"
@@ -127,7 +131,7 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
       target.empty() ? TargetOptions{} : parseTargetOptions(*targetFromName(target), targetValues);
 
   nlohmann::json programMetadata;
-  const Graph program = loadGraphFile(programPath, &programMetadata);
+  const Graph program = loadProgramFile(programPath, &programMetadata);
   const ModelSource source{programName(programPath, programMetadata), graphHash(program)};
 
   CompileOptions options;

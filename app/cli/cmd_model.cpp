@@ -7,7 +7,6 @@
 #include "app/cli/commands.h"
 #include "app/cli/model_backends.h"
 #include "core/io/json_util.h"
-#include "core/io/sequence_file.h"
 #include "core/models/seed_model.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
@@ -31,18 +30,6 @@ std::unique_ptr<models::SeedModel> modelFor(const Args& args, const std::string&
     return models::loadSeedModel(kind, args.get("weights"));
   }
   return models::makeSeedModel(kind, readConfig(args));
-}
-
-models::Sequence readInput(const std::string& path) {
-  const SequenceBatch batch = loadSequenceFile(path);
-  if (batch.isBatch) throw Error(path + ": lsrl model run takes one sequence ({\"tokens\": ...})");
-  models::Sequence seq;
-  for (const ExactVector& row : batch.sequences.at(0)) {
-    models::Vector v;
-    for (const Exact& x : row) v.push_back(x.toDouble());
-    seq.push_back(std::move(v));
-  }
-  return seq;
 }
 
 nlohmann::json rowsToJson(const models::Sequence& rows) {
@@ -115,7 +102,7 @@ int cmdModel(const Argv& argv, std::ostream& out) {
   std::string task;
   models::Sequence input;
   if (args->has("input")) {
-    input = readInput(args->get("input"));
+    input = models::loadSeedModelInput(args->get("input"));
   } else {
     task = args->has("task") ? args->get("task") : model->tasks().at(0);
     const int seed = args->has("seed") ? parseIntValue(args->get("seed"), "--seed", 0, 1 << 30) : 0;

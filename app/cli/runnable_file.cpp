@@ -7,6 +7,7 @@
 #include "core/io/json_util.h"
 #include "core/io/model_file.h"
 #include "core/io/npz.h"
+#include "core/io/python_program.h"
 #include "core/io/safetensors.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
@@ -14,6 +15,7 @@
 namespace lsrl::cli {
 
 Graph loadRunnableGraph(const std::string& path, bool exact) {
+  if (isPythonProgramPath(path)) return loadPythonProgram(path);
   const nlohmann::json doc = io::parseJson(readWholeFile(path), path);
   if (!isModelDocument(doc)) return graphFromJson(doc, path);
   CompiledModel model = modelFromJson(doc, path);

@@ -7,6 +7,9 @@
 #include "app/studio/window/main_window.h"
 #include "app/studio/window/screenshot.h"
 #include "app/studio/window/startup_options.h"
+#include "app/studio/zoo/model_run.h"
+#include "app/studio/zoo/model_tab.h"
+#include "app/studio/zoo/model_zoo_panel.h"
 
 using namespace lsrl::studio;
 
@@ -58,10 +61,20 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "lsrl-studio: %s\n", qPrintable(window.lastError()));
       return 1;
     }
-    const QString viewError = window.showView(options->view, options->step);
+    QString view = options->view.isEmpty() ? QStringLiteral("graph") : options->view;
+    if (!options->model.isEmpty()) {
+      const QString modelError = window.runModel(options->model, options->task);
+      if (!modelError.isEmpty()) {
+        std::fprintf(stderr, "lsrl-studio: --model %s: %s\n", qPrintable(options->model),
+                     qPrintable(modelError));
+        return 1;
+      }
+      if (options->view.isEmpty())
+        view = QString::fromStdString(modelViewName(options->model.toStdString()));
+    }
+    const QString viewError = window.showView(view, options->step);
     if (!viewError.isEmpty()) {
-      std::fprintf(stderr, "lsrl-studio: --view %s: %s\n", qPrintable(options->view),
-                   qPrintable(viewError));
+      std::fprintf(stderr, "lsrl-studio: --view %s: %s\n", qPrintable(view), qPrintable(viewError));
       return 1;
     }
     try {
@@ -76,5 +89,12 @@ int main(int argc, char** argv) {
   }
   window.show();
   if (options->recovery) window.offerRecovery();
+  if (!options->model.isEmpty()) {
+    // Interactive: the run goes on in the Models tab; errors show in its status line.
+    window.modelTab()->zoo()->setKind(options->model);
+    if (!options->task.isEmpty()) window.modelTab()->zoo()->setTask(options->task);
+    window.showModelsTab();
+    window.modelTab()->startRun();
+  }
   return QApplication::exec();
 }

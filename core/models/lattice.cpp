@@ -171,7 +171,8 @@ LatticeConfig LatticeConfig::fromJson(const Json& json) {
   c.d = getInt(json, "d", def.d);
   c.m = getInt(json, "m", def.m);
   if (json.contains("seed")) {
-    if (!json["seed"].is_number_unsigned())
+    const auto& seed = json["seed"];
+    if (!seed.is_number_integer() || (!seed.is_number_unsigned() && seed.get<long long>() < 0))
       badKey("seed", "must be a non-negative integer, got " + json["seed"].dump());
     c.seed = json["seed"].get<uint64_t>();
   }

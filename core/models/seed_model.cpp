@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 
+#include "core/io/sequence_file.h"
 #include "core/models/gateloop.h"
 #include "core/models/lattice.h"
 #include "core/models/looped.h"
@@ -71,6 +72,18 @@ std::unique_ptr<SeedModel> loadSeedModel(const std::string& kind, const std::str
 
 void saveSeedModel(const SeedModel& model, const std::string& path) {
   saveWeights(path, model.kind(), model.config(), model.weights());
+}
+
+Sequence loadSeedModelInput(const std::string& path) {
+  const SequenceBatch batch = loadSequenceFile(path);
+  if (batch.isBatch) throw Error(path + ": a model runs one sequence ({\"tokens\": ...})");
+  Sequence seq;
+  for (const ExactVector& row : batch.sequences.at(0)) {
+    Vector v;
+    for (const Exact& x : row) v.push_back(x.toDouble());
+    seq.push_back(std::move(v));
+  }
+  return seq;
 }
 
 }  // namespace lsrl::models

@@ -47,5 +47,8 @@ std::unique_ptr<SeedModel> makeSeedModel(const std::string& kind, const nlohmann
 // A model from a weights file written by saveSeedModel (its config is in the metadata).
 std::unique_ptr<SeedModel> loadSeedModel(const std::string& kind, const std::string& path);
 void saveSeedModel(const SeedModel& model, const std::string& path);
+// One token sequence from IN.json ({"tokens": [[...], ...]}, as lsrl run reads it) as
+// float64 rows. Throws lsrl::Error naming the file (a batch file is refused).
+Sequence loadSeedModelInput(const std::string& path);
 
 }  // namespace lsrl::models

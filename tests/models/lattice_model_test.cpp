@@ -76,6 +76,8 @@ TEST(LatticeConfig, BadKeysAndValuesAreNamed) {
       "\"slots\"", "not a lattice config key");
   expectError([] { LatticeConfig::fromJson({{"mu", 1.5}}); }, "\"mu\"", "[0, 1]");
   expectError([] { LatticeConfig::fromJson({{"seed", -1}}); }, "\"seed\"", "non-negative");
+  // A seed written as a signed integer (as C++ ints become in JSON) is fine when >= 0.
+  EXPECT_EQ(LatticeConfig::fromJson({{"seed", static_cast<int>(5)}}).seed, 5u);
   expectError([] { LatticeConfig::fromJson({{"eps", 0}}); }, "\"eps\"", "positive");
   expectError(
       [] {

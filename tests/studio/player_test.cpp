@@ -25,11 +25,11 @@
 
 #include "app/layout/item_size.h"
 #include "app/studio/document/document.h"
+#include "app/studio/player/compile_count_chart.h"
 #include "app/studio/player/debranch_view.h"
 #include "app/studio/player/node_inspector.h"
 #include "app/studio/player/player_scene.h"
 #include "app/studio/player/rule_explanation.h"
-#include "app/studio/player/step_chart.h"
 #include "studio/studio_test_util.h"
 
 namespace lsrl::studio {

@@ -4,7 +4,11 @@
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QImage>
+#include <QProcess>
+#include <QSet>
 #include <QString>
+#include <QTemporaryDir>
 #include <QWidget>
 #include <functional>
 #include <memory>
@@ -26,6 +30,31 @@ inline QString saveScreenshot(QWidget& widget, const QString& name) {
   const QString path = QDir(screenshotDir()).filePath(name + QStringLiteral(".png"));
   widget.grab().save(path);
   return path;
+}
+
+// Distinct colours in a coarse sample: a blank or one-colour picture has very few.
+inline int distinctColours(const QImage& image) {
+  QSet<QRgb> colours;
+  for (int y = 0; y < image.height(); y += 4) {
+    for (int x = 0; x < image.width(); x += 4) colours.insert(image.pixel(x, y));
+  }
+  return static_cast<int>(colours.size());
+}
+
+// Runs `program` with `arguments` on the given Qt platform, a private recovery folder;
+// returns the exit code (-1 on a timeout) and stores stderr.
+inline int runWithPlatform(const QString& program, const QStringList& arguments,
+                           const QString& platform, QByteArray* errors) {
+  QTemporaryDir recovery;
+  QProcess p;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.insert(QStringLiteral("QT_QPA_PLATFORM"), platform);
+  env.insert(QStringLiteral("LSRL_STUDIO_RECOVERY_DIR"), recovery.path());
+  p.setProcessEnvironment(env);
+  p.start(program, arguments);
+  if (!p.waitForFinished(120000)) return -1;
+  *errors = p.readAllStandardError();
+  return p.exitCode();
 }
 
 inline QString examplePath(const char* file) {

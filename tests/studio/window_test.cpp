@@ -6,7 +6,6 @@
 #include <QElapsedTimer>
 #include <QImage>
 #include <QProcess>
-#include <QSet>
 #include <QSignalSpy>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
@@ -33,14 +32,8 @@ namespace {
 using test::examplePath;
 using test::saveScreenshot;
 
-// Distinct colours in a coarse sample: a blank or one-colour window has very few.
-int distinctColours(const QImage& image) {
-  QSet<QRgb> colours;
-  for (int y = 0; y < image.height(); y += 4) {
-    for (int x = 0; x < image.width(); x += 4) colours.insert(image.pixel(x, y));
-  }
-  return static_cast<int>(colours.size());
-}
+using test::distinctColours;
+using test::runWithPlatform;
 
 TEST(MainWindow, OpensTheTok2tokExampleFastWithItsStoredLayout) {
   QTemporaryDir recovery;
@@ -258,22 +251,6 @@ TEST(StartupOptions, ParsesAndExplainsErrors) {
   EXPECT_NE(error.indexOf(QStringLiteral("bogus")), -1);
   EXPECT_FALSE(parseStartupOptions({"lsrl-studio", "--size", "big"}, &error));
   EXPECT_FALSE(parseStartupOptions({"lsrl-studio", "a.json", "b.json"}, &error));
-}
-
-// Runs `program` with `arguments` on the given Qt platform, a private recovery folder;
-// returns the exit code (-1 on a timeout) and stores stderr.
-int runWithPlatform(const QString& program, const QStringList& arguments, const QString& platform,
-                    QByteArray* errors) {
-  QTemporaryDir recovery;
-  QProcess p;
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.insert(QStringLiteral("QT_QPA_PLATFORM"), platform);
-  env.insert(QStringLiteral("LSRL_STUDIO_RECOVERY_DIR"), recovery.path());
-  p.setProcessEnvironment(env);
-  p.start(program, arguments);
-  if (!p.waitForFinished(120000)) return -1;
-  *errors = p.readAllStandardError();
-  return p.exitCode();
 }
 
 // A screenshot of the whole tok2tok graph: the window's size, not blank (many distinct

@@ -11,6 +11,7 @@
 #include "app/studio/document/edit_commands.h"
 #include "core/graph/derived_widths.h"
 #include "core/io/graph_file.h"
+#include "core/io/python_program.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {
@@ -143,6 +144,7 @@ void Document::replaceContent(Graph g, nlohmann::json metadata) {
 
 void Document::newDocument() {
   filePath_.clear();
+  sourcePath_.clear();
   title_.clear();
   unsavedSource_ = false;
   replaceContent(Graph(), nullptr);
@@ -151,9 +153,22 @@ void Document::newDocument() {
 
 void Document::openFile(const QString& path) {
   nlohmann::json metadata;
-  Graph g = loadGraphFile(path.toStdString(), &metadata);  // throws; document unchanged
-  filePath_ = QFileInfo(path).absoluteFilePath();
-  title_.clear();
+  const std::string file = path.toStdString();
+  Graph g = loadProgramFile(file, &metadata);  // throws; document unchanged
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  const bool python = isPythonProgramPath(file);
+  filePath_ = python ? QString() : absolute;
+  sourcePath_ = python ? absolute : QString();
+  title_ = python ? QFileInfo(path).fileName() : QString();
+  unsavedSource_ = false;
+  replaceContent(std::move(g), std::move(metadata));
+  Q_EMIT filePathChanged(filePath_);
+}
+
+void Document::reloadSource() {
+  if (sourcePath_.isEmpty()) return;
+  nlohmann::json metadata;
+  Graph g = loadPythonProgram(sourcePath_.toStdString(), &metadata);  // throws; unchanged
   unsavedSource_ = false;
   replaceContent(std::move(g), std::move(metadata));
   Q_EMIT filePathChanged(filePath_);
@@ -162,6 +177,7 @@ void Document::openFile(const QString& path) {
 void Document::setGraph(Graph g, nlohmann::json metadata, const QString& title, bool modified,
                         const QString& filePath) {
   filePath_ = filePath.isEmpty() ? QString() : QFileInfo(filePath).absoluteFilePath();
+  sourcePath_.clear();
   title_ = title;
   unsavedSource_ = modified;
   replaceContent(std::move(g), std::move(metadata));
@@ -173,6 +189,7 @@ void Document::saveTo(const QString& path) {
   const QString absolute = QFileInfo(path).absoluteFilePath();
   const bool pathChanged = absolute != filePath_;
   filePath_ = absolute;
+  sourcePath_.clear();  // now a graph file of its own
   unsavedSource_ = false;
   undo_.setClean();
   Q_EMIT modifiedChanged(isModified());

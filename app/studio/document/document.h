@@ -47,6 +47,9 @@ class Document : public QObject {
   QUndoStack* undoStack() { return &undo_; }
   // The file the document was opened from or last saved to; empty when untitled.
   QString filePath() const { return filePath_; }
+  // The Python program (.py) the graph was built from, or empty. Such a document has no
+  // file path (Save asks for a .json: the .py is never overwritten).
+  QString sourcePath() const { return sourcePath_; }
   // File name, or the example's title for an unsaved example ("tok2tok (L=3, direct)").
   QString displayName() const;
   bool isModified() const { return !undo_.isClean() || unsavedSource_; }
@@ -69,6 +72,9 @@ class Document : public QObject {
   // leave the document unchanged.
   void newDocument();
   void openFile(const QString& path);
+  // Runs the source program again (it changed on disk) and replaces the graph; throws
+  // lsrl::Error (the document unchanged) when the program fails.
+  void reloadSource();
   // An in-memory graph (an example, a recovered autosave). `title` names it until it is
   // saved; `modified` marks it as unsaved work (recovery) so closing asks first, and
   // `filePath` (recovery) is the file it belongs to, which Save then writes.
@@ -170,6 +176,7 @@ class Document : public QObject {
   nlohmann::json metadata_;
   QUndoStack undo_;
   QString filePath_;
+  QString sourcePath_;
   QString title_;
   bool unsavedSource_ = false;  // recovered work never saved since
   uint64_t revision_ = 0;

@@ -20,10 +20,10 @@
 #include "app/layout/dot_layout.h"
 #include "app/layout/item_size.h"
 #include "app/studio/document/document.h"
+#include "app/studio/player/compile_count_chart.h"
 #include "app/studio/player/node_inspector.h"
 #include "app/studio/player/player_scene.h"
 #include "app/studio/player/rule_explanation.h"
-#include "app/studio/player/step_chart.h"
 #include "core/graph/checks.h"
 
 namespace lsrl::studio {
@@ -142,7 +142,7 @@ DebranchView::DebranchView(Document* doc, QWidget* parent)
   stepLabel_->setWordWrap(true);
   stepLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(stepLabel_);
-  chart_ = new StepChart(this);
+  chart_ = new CompileCountChart(this);
   chart_->setMinimumHeight(150);
   chart_->setMaximumHeight(190);
   layout->addWidget(chart_);

@@ -34,7 +34,7 @@ namespace lsrl::studio {
 class Document;
 class NodeInspector;
 class PlayerScene;
-class StepChart;
+class CompileCountChart;
 
 // What the compile worker hands back.
 struct PlayerCompile {
@@ -84,7 +84,7 @@ class DebranchView : public QWidget {
 
   PlayerScene* scene() const { return scene_; }
   QGraphicsView* graphView() const { return graphView_; }
-  StepChart* chart() const { return chart_; }
+  CompileCountChart* chart() const { return chart_; }
   NodeInspector* inspector() const { return inspector_; }
   QSlider* slider() const { return slider_; }
   QComboBox* backendBox() const { return backend_; }
@@ -163,7 +163,7 @@ class DebranchView : public QWidget {
   QPushButton* layOut_;
   QCheckBox* autoLayout_;
   QLabel* stepLabel_;
-  StepChart* chart_;
+  CompileCountChart* chart_;
   QTimer* playTimer_;
   QTimer* progressTimer_;
 

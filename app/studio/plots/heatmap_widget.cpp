@@ -144,12 +144,21 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
   // Column axis: numeric ticks below the plot.
   const double cspan = data_.colMax - data_.colMin;
   auto colX = [&](double v) { return l.plot.left() + (v - data_.colMin) / cspan * l.plot.width(); };
-  for (double t :
-       niceTicks(data_.colMin, data_.colMax, std::max(2, static_cast<int>(l.plot.width() / 70)))) {
-    const double x = colX(t);
+  auto colTick = [&](double x, const QString& text) {
     p.drawLine(QPointF(x, l.plot.bottom()), QPointF(x, l.plot.bottom() + 4));
     p.drawText(QRectF(x - 40, l.plot.bottom() + 4, 80, fm.height()),
-               Qt::AlignHCenter | Qt::AlignTop, tickText(t));
+               Qt::AlignHCenter | Qt::AlignTop, text);
+  };
+  const int columns = data_.columns();
+  if (!data_.colLabels.isEmpty() && columns > 0) {
+    const double cellWidth = l.plot.width() / columns;
+    const int every = std::max(1, static_cast<int>(std::ceil(40 / std::max(1.0, cellWidth))));
+    for (int c = 0; c < columns && c < data_.colLabels.size(); c += every)
+      colTick(l.plot.left() + (c + 0.5) * cellWidth, data_.colLabels[c]);
+  } else {
+    for (double t :
+         niceTicks(data_.colMin, data_.colMax, std::max(2, static_cast<int>(l.plot.width() / 70))))
+      colTick(colX(t), tickText(t));
   }
   if (!data_.colTitle.isEmpty())
     p.drawText(

@@ -21,6 +21,8 @@ struct HeatmapData {
   double rowMin = 0, rowMax = 1;
   // The columns tile [colMin, colMax] (steps 0..T-1: -0.5 .. T-0.5).
   double colMin = 0, colMax = 1;
+  // One label per column (thinned to fit) instead of numeric ticks; empty: numeric.
+  QStringList colLabels;
   QString rowTitle, colTitle;
   bool rowsUpward = false;  // row 0 drawn at the bottom, as a function plot's y axis
   double range = 0;         // colour saturates at ±range; 0: the largest |value|

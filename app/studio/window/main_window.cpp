@@ -44,8 +44,13 @@
 #include "app/studio/window/examples_catalog.h"
 #include "app/studio/window/layout_runner.h"
 #include "app/studio/window/recent_files.h"
+#include "app/studio/window/source_watcher.h"
 #include "app/studio/window/startup_options.h"
 #include "app/studio/window/weights_export.h"
+#include "app/studio/zoo/model_tab.h"
+#include "app/studio/zoo/model_zoo_panel.h"
+#include "app/studio/zoo/step_bar.h"
+#include "core/models/seed_model.h"
 
 // The icons are compiled into the static library, whose resources are registered by
 // name (outside any namespace, as Q_INIT_RESOURCE requires).
@@ -55,7 +60,8 @@ namespace lsrl::studio {
 
 namespace {
 
-const QString kFileFilter = QStringLiteral("LSRL graphs (*.json);;All files (*)");
+const QString kFileFilter = QStringLiteral(
+    "LSRL programs (*.json *.py);;LSRL graphs (*.json);;Python programs (*.py);;All files (*)");
 // More unplaced items than this get the full dot layout rather than quick placement.
 constexpr size_t kQuickPlacementLimit = 50;
 
@@ -69,6 +75,8 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   buildViews();
   recent_ = new RecentFiles(this);
   layout_ = new LayoutRunner(doc_, this);
+  sourceWatcher_ = new SourceWatcher(doc_, this);
+  connect(sourceWatcher_, &SourceWatcher::sourceChanged, this, [this] { reloadPythonSource(); });
   buildActions();
   buildDocks();
   buildMenus();
@@ -134,6 +142,7 @@ void MainWindow::buildViews() {
   trajectory_ = new TrajectoryView(doc_, views_);
   heatmap_ = new UaHeatmapView(doc_, views_);
   noise_ = new NoisePlotView(doc_, views_);
+  models_ = new ModelTab(views_);
   // Views with many controls scroll rather than force the window wider than the screen.
   auto scrolling = [this](QWidget* view) {
     auto* area = new QScrollArea(views_);
@@ -148,6 +157,7 @@ void MainWindow::buildViews() {
   views_->addTab(scrolling(trajectory_), tr("Trajectories"));
   views_->addTab(scrolling(heatmap_), tr("Approximation heat map"));
   views_->addTab(scrolling(noise_), tr("Noise robustness"));
+  views_->addTab(models_, tr("Models"));
   setCentralWidget(views_);
   // The trajectory views follow the stepper's runs and its current token.
   connect(stepper_, &StepperView::seriesAvailable, trajectory_,
@@ -652,7 +662,65 @@ void MainWindow::ensureLayout() {
   layout_->start(/*undoable=*/false);
 }
 
+bool MainWindow::reloadPythonSource() {
+  if (doc_->sourcePath().isEmpty()) return false;
+  if (doc_->isModified() && options_.interactive) {
+    const auto answer =
+        QMessageBox::question(this, tr("Program changed on disk"),
+                              tr("%1 changed on disk. Reload it and lose the edits made here?")
+                                  .arg(QFileInfo(doc_->sourcePath()).fileName()));
+    if (answer != QMessageBox::Yes) return false;
+  }
+  try {
+    doc_->reloadSource();
+  } catch (const std::exception& e) {
+    reportError(tr("Could not reload %1").arg(QFileInfo(doc_->sourcePath()).fileName()),
+                QString::fromUtf8(e.what()));
+    return false;
+  }
+  afterLoad();
+  statusBar()->showMessage(
+      tr("Reloaded %1 (it changed on disk)").arg(QFileInfo(doc_->sourcePath()).fileName()), 5000);
+  return true;
+}
+
+void MainWindow::showModelsTab() { views_->setCurrentWidget(models_); }
+
+QString MainWindow::runModel(const QString& kind, const QString& task) {
+  if (!models_->zoo()->setKind(kind)) {
+    return tr("there is no model '%1' (models: %2)").arg(kind, QString::fromStdString([] {
+                                                           std::string all;
+                                                           for (const std::string& k :
+                                                                models::seedModelKinds())
+                                                             all += (all.empty() ? "" : ", ") + k;
+                                                           return all;
+                                                         }()));
+  }
+  if (!task.isEmpty() && !models_->zoo()->setTask(task))
+    return tr("the model '%1' has no task '%2'").arg(kind, task);
+  models_->startRun();
+  if (!models_->waitForRun()) return tr("the model run did not finish in time");
+  return models_->lastError();
+}
+
 QString MainWindow::showView(const QString& name, int step) {
+  if (studioModelViewNames().contains(name)) {
+    views_->setCurrentWidget(models_);
+    const auto run = models_->run();
+    if (!run) return tr("no model has run: use --model NAME");
+    const QString drawn = QString::fromStdString(modelViewName(run->kind));
+    if (drawn != name) {
+      return tr("the %1 view does not draw a %2 run (its view is %3)")
+          .arg(name, QString::fromStdString(run->kind), drawn);
+    }
+    if (step >= 0 && !models_->showStep(step)) {
+      return tr("the run has %1 steps 0..%2, not %3")
+          .arg(QString::fromUtf8(modelStepName(run->kind)))
+          .arg(models_->stepBar()->count() - 1)
+          .arg(step);
+    }
+    return {};
+  }
   const int index = static_cast<int>(viewNames().indexOf(name));
   if (index < 0)
     return tr("there is no view '%1' (views: %2)")

@@ -28,12 +28,14 @@ class StepperView;
 class TrajectoryView;
 class UaHeatmapView;
 class LayoutRunner;
+class ModelTab;
 class Minimap;
 class PalettePanel;
 class ProblemsPanel;
 class PropertiesPanel;
 class RecentFiles;
 class SearchBar;
+class SourceWatcher;
 struct ExampleEntry;
 
 class MainWindow : public QMainWindow {
@@ -80,10 +82,11 @@ class MainWindow : public QMainWindow {
   // Lays out items without a position: dot in the worker for whole new graphs, the
   // quick placement for a few.
   void ensureLayout();
-  // Shows the named view: "graph", "debranch", "stepper", "trajectory", "heatmap" or
-  // "noise". With step >= 0, the player compiles (exact) and shows step `step`, the
-  // stepper runs and shows token step `step`, the trajectory views mark it. Returns an
-  // empty string on success, else what went wrong.
+  // Shows the named view: "graph", "debranch", "stepper", "trajectory", "heatmap",
+  // "noise", or a Models tab view ("lattice", "gateloop", "gates", "looped": the view of
+  // the run there, at token or loop `step`). With step >= 0, the player compiles (exact) and shows
+  // step `step`, the stepper runs and shows token step `step`, the trajectory views mark it.
+  // Returns an empty string on success, else what went wrong.
   QString showView(const QString& name, int step = -1);
   static QStringList viewNames();
   DebranchView* debranchView() { return debranch_; }
@@ -91,6 +94,13 @@ class MainWindow : public QMainWindow {
   TrajectoryView* trajectoryView() { return trajectory_; }
   UaHeatmapView* heatmapView() { return heatmap_; }
   NoisePlotView* noiseView() { return noise_; }
+  ModelTab* modelTab() { return models_; }
+  void showModelsTab();
+  // Runs the document's Python program again (it changed on disk). With unsaved edits an
+  // interactive window asks first. Returns whether the graph was replaced.
+  bool reloadPythonSource();
+  // Runs a seed model in the Models tab and waits for it (--model); empty or the error.
+  QString runModel(const QString& kind, const QString& task = {});
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -118,6 +128,7 @@ class MainWindow : public QMainWindow {
   TrajectoryView* trajectory_ = nullptr;
   UaHeatmapView* heatmap_ = nullptr;
   NoisePlotView* noise_ = nullptr;
+  ModelTab* models_ = nullptr;
   Minimap* minimap_ = nullptr;
   SearchBar* search_ = nullptr;
   PropertiesPanel* properties_ = nullptr;
@@ -126,6 +137,7 @@ class MainWindow : public QMainWindow {
   RecentFiles* recent_ = nullptr;
   Autosave* autosave_ = nullptr;
   LayoutRunner* layout_ = nullptr;
+  SourceWatcher* sourceWatcher_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QMenu* viewMenu_ = nullptr;
   QLabel* countsLabel_ = nullptr;

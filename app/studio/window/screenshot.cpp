@@ -3,11 +3,14 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QImageWriter>
+#include <QPainter>
 #include <QPixmap>
 
 #include "app/studio/editor/graph_view.h"
 #include "app/studio/window/layout_runner.h"
 #include "app/studio/window/main_window.h"
+#include "app/studio/zoo/model_tab.h"
+#include "app/studio/zoo/model_view.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {
@@ -34,9 +37,16 @@ void renderScreenshot(MainWindow& window, const QString& path, QSize size) {
   settle(50);
   window.graphView()->fitAll();
   settle(250);
-  const QPixmap pixmap = window.grab();
+  QImage image = window.grab().toImage();
+  // A Models tab view with a 3D window paints it in (a grab does not capture it).
+  ModelView* model = window.modelTab()->currentView();
+  if (model != nullptr && model->isVisible()) {
+    QPainter painter(&image);
+    const QRect where(model->mapTo(&window, QPoint(0, 0)), model->size());
+    painter.drawImage(where, model->renderImage());
+  }
   QImageWriter writer(path, "png");
-  if (!writer.write(pixmap.toImage())) {
+  if (!writer.write(image)) {
     throw Error(path.toStdString() + ": cannot write the screenshot (" +
                 writer.errorString().toStdString() + ")");
   }

@@ -11,17 +11,29 @@ const QStringList& studioViewNames() {
   return names;
 }
 
+const QStringList& studioModelViewNames() {
+  static const QStringList names = {QStringLiteral("lattice"), QStringLiteral("gateloop"),
+                                    QStringLiteral("gates"), QStringLiteral("looped")};
+  return names;
+}
+
 QString startupUsage() {
   return QStringLiteral(
       "usage: lsrl-studio [FILE] [--example NAME] [--screenshot OUT.png]\n"
-      "                   [--view graph|debranch|stepper|trajectory|heatmap|noise] [--step N]\n"
+      "                   [--view graph|debranch|stepper|trajectory|heatmap|noise|\n"
+      "                           lattice|gateloop|gates|looped] [--step N]\n"
+      "                   [--model mingru|minlstm|gateloop|lattice|looped [--task T]]\n"
       "                   [--size WxH]\n"
       "                   [--no-recovery]\n"
       "  FILE              an LSRL graph (.json) to open\n"
       "  --example NAME    open an example instead (\"tok2tok_L3_direct.json\" or its menu title)\n"
       "  --screenshot OUT  render the window (default 1600x1000) to OUT.png and exit\n"
       "  --view V          the view to show (default graph)\n"
-      "  --step N          debranch: the compile step; stepper, trajectory: the token step\n"
+      "  --model NAME      run a seed model (default config, seed 0) in the Models tab and\n"
+      "                    show its view (lattice, gateloop, gates or looped)\n"
+      "  --task T          the model's synthetic task (default: its first)\n"
+      "  --step N          debranch: the compile step; stepper, trajectory: the token step;\n"
+      "                    model views: the token (looped: the loop)\n"
       "  --size WxH        window size for --screenshot\n"
       "  --no-recovery     do not offer work left by a crashed session\n");
 }
@@ -46,10 +58,15 @@ std::optional<StartupOptions> parseStartupOptions(const QStringList& arguments, 
     } else if (a == QLatin1String("--example")) {
       if (!value(&o.example)) return fail(QStringLiteral("--example needs a name"));
     } else if (a == QLatin1String("--view")) {
-      if (!value(&o.view) || !studioViewNames().contains(o.view)) {
+      const QStringList all = studioViewNames() + studioModelViewNames();
+      if (!value(&o.view) || !all.contains(o.view)) {
         return fail(QStringLiteral("--view needs one of %1, got '%2'")
-                        .arg(studioViewNames().join(QStringLiteral(", ")), o.view));
+                        .arg(all.join(QStringLiteral(", ")), o.view));
       }
+    } else if (a == QLatin1String("--model")) {
+      if (!value(&o.model)) return fail(QStringLiteral("--model needs a model name"));
+    } else if (a == QLatin1String("--task")) {
+      if (!value(&o.task)) return fail(QStringLiteral("--task needs a task name"));
     } else if (a == QLatin1String("--step")) {
       bool ok = false;
       if (value(&v)) o.step = v.toInt(&ok);
@@ -76,6 +93,11 @@ std::optional<StartupOptions> parseStartupOptions(const QStringList& arguments, 
   }
   if (!o.file.isEmpty() && !o.example.isEmpty())
     return fail(QStringLiteral("give a FILE or --example, not both"));
+  if (!o.task.isEmpty() && o.model.isEmpty())
+    return fail(QStringLiteral("--task needs --model (the model whose task it is)"));
+  if (studioModelViewNames().contains(o.view) && o.model.isEmpty()) {
+    return fail(QStringLiteral("--view %1 shows a seed model's run: add --model NAME").arg(o.view));
+  }
   return o;
 }
 

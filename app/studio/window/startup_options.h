@@ -1,6 +1,8 @@
 // The command line of lsrl-studio:
 //   lsrl-studio [FILE] [--screenshot OUT.png]
-//               [--view graph|debranch|stepper|trajectory|heatmap|noise]
+//               [--view graph|debranch|stepper|trajectory|heatmap|noise|
+//                       lattice|gateloop|gates|looped]
+//               [--model mingru|minlstm|gateloop|lattice|looped [--task T]]
 //               [--step N] [--size WxH] [--example NAME] [--no-recovery]
 #pragma once
 
@@ -15,7 +17,9 @@ struct StartupOptions {
   QString file;
   QString example;     // an Examples menu title or file name ("tok2tok_L3_direct.json")
   QString screenshot;  // non-empty: render, write this PNG and exit
-  QString view = QStringLiteral("graph");
+  QString view;        // empty: "graph", or the model's view with --model
+  QString model;       // a seed model to run in the Models tab ("lattice")
+  QString task;        // its synthetic task (default: the model's first)
   int step = -1;
   QSize size{1600, 1000};
   bool recovery = true;
@@ -27,5 +31,7 @@ std::optional<StartupOptions> parseStartupOptions(const QStringList& arguments, 
 QString startupUsage();
 // The views --view names, in the order of the window's tabs.
 const QStringList& studioViewNames();
+// The Models tab's views (--view with --model).
+const QStringList& studioModelViewNames();
 
 }  // namespace lsrl::studio

@@ -1,4 +1,4 @@
-#include "app/studio/player/step_chart.h"
+#include "app/studio/player/compile_count_chart.h"
 
 #include <QLineSeries>
 #include <QList>
@@ -8,7 +8,7 @@
 
 namespace lsrl::studio {
 
-StepChart::StepChart(QWidget* parent)
+CompileCountChart::CompileCountChart(QWidget* parent)
     : QChartView(parent),
       nodes_(new QLineSeries),
       branches_(new QLineSeries),
@@ -40,8 +40,8 @@ StepChart::StepChart(QWidget* parent)
   setCounts({}, {});
 }
 
-void StepChart::setCounts(const std::vector<int>& nodeCounts,
-                          const std::vector<int>& branchCounts) {
+void CompileCountChart::setCounts(const std::vector<int>& nodeCounts,
+                                  const std::vector<int>& branchCounts) {
   QList<QPointF> n, b;
   n.reserve(static_cast<qsizetype>(nodeCounts.size()));
   b.reserve(static_cast<qsizetype>(branchCounts.size()));
@@ -57,7 +57,7 @@ void StepChart::setCounts(const std::vector<int>& nodeCounts,
   setCurrentStep(0);
 }
 
-void StepChart::setCurrentStep(int step) {
+void CompileCountChart::setCurrentStep(int step) {
   marker_step_ = step;
   marker_->replace(QList<QPointF>{QPointF(step, 0), QPointF(step, maxCount_ * 1.05)});
 }

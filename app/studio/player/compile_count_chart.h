@@ -10,11 +10,11 @@ class QValueAxis;
 
 namespace lsrl::studio {
 
-class StepChart : public QChartView {
+class CompileCountChart : public QChartView {
   Q_OBJECT
 
  public:
-  explicit StepChart(QWidget* parent = nullptr);
+  explicit CompileCountChart(QWidget* parent = nullptr);
 
   // Counts after k = 0..N steps (both the same length); empty clears the chart.
   void setCounts(const std::vector<int>& nodeCounts, const std::vector<int>& branchCounts);

@@ -1,0 +1,49 @@
+// The Lattice slot geometry in 3D (Qt Data Visualization): the unit sphere as a wire of
+// points, each slot as an arrow from the origin (after token t; before it, faint), the
+// arc it turns through, its trail, the incoming vector's orthogonal part from the old
+// tip, and the incoming direction. Arrows are shafts of small points with an arrow-mesh
+// tip turned along the vector. Like Pca3dPanel it needs OpenGL on xcb: create it only when
+// Pca3dPanel::available().
+#pragma once
+
+#include <QImage>
+#include <QWidget>
+#include <vector>
+
+class Q3DScatter;
+class QScatter3DSeries;
+
+namespace lsrl::studio {
+
+class LatticeGeometry;
+
+class LatticeSphere3d : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit LatticeSphere3d(QWidget* parent = nullptr);
+
+  void setLattice(const LatticeGeometry* geometry);  // not owned
+  void setStep(int step);
+  // The 3D window's container (QWidget::grab() cannot capture it) and its picture.
+  QWidget* container() const { return container_; }
+  QImage renderImage(QSize size);
+  int seriesCount() const;
+
+ private:
+  void rebuildSeries();
+  void fill();
+
+  const LatticeGeometry* geometry_ = nullptr;
+  int step_ = 0;
+  Q3DScatter* graph_;
+  QWidget* container_;
+  QScatter3DSeries* sphere_;
+  QScatter3DSeries* incomingShaft_;
+  QScatter3DSeries* incomingTip_;
+  // Per slot: the solid points (shaft after, arc), the arrow tips (after, orthogonal
+  // part) and the faint points (shaft before, trail, orthogonal part's shaft).
+  std::vector<QScatter3DSeries*> solid_, tips_, faint_;
+};
+
+}  // namespace lsrl::studio

@@ -1,0 +1,280 @@
+#include "app/studio/zoo/model_tab.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "app/studio/zoo/lattice_view.h"
+#include "app/studio/zoo/model_zoo_panel.h"
+#include "app/studio/zoo/step_bar.h"
+#include "app/studio/zoo/trace_export.h"
+#include "core/util/error.h"
+
+namespace lsrl::studio {
+
+ModelTab::ModelTab(QWidget* parent) : QWidget(parent) {
+  zoo_ = new ModelZooPanel;
+  auto* zooScroll = new QScrollArea;
+  zooScroll->setWidget(zoo_);
+  zooScroll->setWidgetResizable(true);
+  zooScroll->setMinimumWidth(260);
+
+  progress_ = new QProgressBar;
+  progress_->setRange(0, 0);  // busy: a forward pass reports no fraction
+  progress_->setMaximumWidth(160);
+  progress_->hide();
+  cancel_ = new QPushButton(tr("Cancel"));
+  cancel_->hide();
+  status_ = new QLabel(tr("Pick a model and press Run."));
+  export_ = new QToolButton;
+  export_->setText(tr("Export"));
+  export_->setPopupMode(QToolButton::InstantPopup);
+  export_->setMenu(new QMenu(export_));
+  export_->setEnabled(false);
+  auto* statusRow = new QHBoxLayout;
+  statusRow->addWidget(status_, 1);
+  statusRow->addWidget(progress_);
+  statusRow->addWidget(cancel_);
+  statusRow->addWidget(export_);
+  stepBar_ = new StepBar;
+  // The step keys (arrows, Home/End, Space) work anywhere in the tab.
+  addActions(stepBar_->actions());
+
+  stack_ = new QStackedWidget;
+  placeholder_ = new QLabel(tr("No model run yet."));
+  placeholder_->setAlignment(Qt::AlignCenter);
+  stack_->addWidget(placeholder_);
+  const std::pair<QString, ModelView*> views[] = {
+      {QStringLiteral("lattice"), new LatticeView},
+  };
+  for (const auto& [name, view] : views) {
+    views_.insert(name, view);
+    stack_->addWidget(view);
+    connect(view, &ModelView::stepRequested, stepBar_, &StepBar::setStep);
+  }
+
+  auto* right = new QWidget;
+  auto* rightLayout = new QVBoxLayout(right);
+  rightLayout->setContentsMargins(4, 4, 4, 4);
+  rightLayout->addLayout(statusRow);
+  rightLayout->addWidget(stepBar_);
+  rightLayout->addWidget(stack_, 1);
+  auto* splitter = new QSplitter;
+  splitter->addWidget(zooScroll);
+  splitter->addWidget(right);
+  splitter->setStretchFactor(1, 1);
+  splitter->setSizes({300, 1200});
+  auto* layout = new QHBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(splitter);
+
+  connect(zoo_, &ModelZooPanel::runRequested, this, [this] { startRun(); });
+  connect(cancel_, &QPushButton::clicked, this, &ModelTab::cancelRun);
+  connect(stepBar_, &StepBar::stepChanged, this, [this](int step) {
+    if (ModelView* v = currentView()) v->setStep(step);
+  });
+  connect(export_->menu(), &QMenu::aboutToShow, this, &ModelTab::fillExportMenu);
+}
+
+ModelTab::~ModelTab() {
+  if (watcher_) watcher_->waitForFinished();
+}
+
+ModelView* ModelTab::view(const QString& name) const { return views_.value(name, nullptr); }
+
+ModelView* ModelTab::currentView() const {
+  return run_ ? view(QString::fromStdString(modelViewName(run_->kind))) : nullptr;
+}
+
+bool ModelTab::isRunning() const { return watcher_ != nullptr; }
+
+QString ModelTab::statusText() const { return status_->text(); }
+
+void ModelTab::startRun() {
+  try {
+    startRun(zoo_->request());
+  } catch (const std::exception& e) {
+    reportError(QString::fromUtf8(e.what()));
+  }
+}
+
+void ModelTab::startRun(const ModelRunRequest& request) {
+  const uint64_t id = ++runId_;
+  if (watcher_) {
+    // The older run finishes in the background; its watcher goes with it.
+    watcher_->disconnect(this);
+    connect(watcher_, &QFutureWatcherBase::finished, watcher_, &QObject::deleteLater);
+  }
+  watcher_ = new QFutureWatcher<RunOutcome>(this);
+  connect(watcher_, &QFutureWatcherBase::finished, this, [this, id] { finishRun(id); });
+  // Errors come back as text: QtConcurrent only carries QException subclasses across.
+  watcher_->setFuture(QtConcurrent::run([request] {
+    RunOutcome outcome;
+    try {
+      outcome.run = std::make_shared<ModelRun>(runSeedModelRequest(request));
+    } catch (const std::exception& e) {
+      outcome.error = e.what();
+    }
+    return outcome;
+  }));
+  progress_->show();
+  cancel_->show();
+  lastError_.clear();
+  status_->setText(
+      tr("Running %1 on %2…")
+          .arg(QString::fromStdString(request.kind), QString::fromStdString(request.backend)));
+}
+
+void ModelTab::cancelRun() {
+  if (!watcher_) return;
+  ++runId_;
+  watcher_->disconnect(this);
+  connect(watcher_, &QFutureWatcherBase::finished, watcher_, &QObject::deleteLater);
+  watcher_ = nullptr;
+  progress_->hide();
+  cancel_->hide();
+  status_->setText(tr("Cancelled: the result of that run will be dropped."));
+  Q_EMIT runFinished(false);
+}
+
+bool ModelTab::waitForRun(int timeoutMs) {
+  QElapsedTimer timer;
+  timer.start();
+  while (watcher_ && timer.elapsed() < timeoutMs)
+    QApplication::processEvents(QEventLoop::AllEvents, 20);
+  return watcher_ == nullptr;
+}
+
+void ModelTab::finishRun(uint64_t id) {
+  if (id != runId_ || !watcher_) return;
+  auto* watcher = watcher_;
+  watcher_ = nullptr;
+  watcher->deleteLater();
+  progress_->hide();
+  cancel_->hide();
+  try {
+    RunOutcome outcome = watcher->result();
+    if (!outcome.run) throw Error(outcome.error);
+    showRun(std::move(outcome.run));
+    Q_EMIT runFinished(true);
+  } catch (const std::exception& e) {
+    reportError(QString::fromUtf8(e.what()));
+    Q_EMIT runFinished(false);
+  }
+}
+
+void ModelTab::showRun(std::shared_ptr<const ModelRun> run) {
+  ModelView* target = view(QString::fromStdString(modelViewName(run->kind)));
+  if (target == nullptr) throw Error("no view draws a \"" + run->kind + "\" model");
+  target->setRun(run);
+  run_ = std::move(run);
+  stack_->setCurrentWidget(target);
+  export_->setEnabled(true);
+  const int steps = modelRunSteps(*run_);
+  status_->setText(
+      tr("%1 on %2, %3 tokens, %4 backend: %5 ms")
+          .arg(QString::fromStdString(run_->kind),
+               run_->task.empty() ? tr("the input file") : QString::fromStdString(run_->task))
+          .arg(run_->input.size())
+          .arg(QString::fromStdString(run_->backend))
+          .arg(run_->seconds * 1000, 0, 'f', 1));
+  stepBar_->setSteps(steps, QString::fromUtf8(modelStepName(run_->kind)));
+  target->setStep(0);
+}
+
+void ModelTab::reportError(const QString& what) {
+  lastError_ = what;
+  status_->setText(tr("Error: %1").arg(what));
+}
+
+bool ModelTab::showStep(int step) {
+  if (!run_ || step < 0 || step >= stepBar_->count()) return false;
+  stepBar_->setStep(step);
+  return true;
+}
+
+bool ModelTab::exportView(const QString& label, const QString& path, QString* error) {
+  ModelView* v = currentView();
+  if (v == nullptr) {
+    if (error) *error = tr("no model run to export");
+    return false;
+  }
+  for (const ViewExport& e : v->exports()) {
+    if (e.label != label) continue;
+    try {
+      e.write(path);
+      return true;
+    } catch (const std::exception& ex) {
+      if (error) *error = QString::fromUtf8(ex.what());
+      return false;
+    }
+  }
+  if (error) *error = tr("the view has no export '%1'").arg(label);
+  return false;
+}
+
+void ModelTab::exportTraceCsv(const QString& array, const QString& path) const {
+  if (!run_) throw Error(path.toStdString() + ": no model run to export");
+  exportTraceArrayCsv(*run_, array.toStdString(), path.toStdString());
+}
+
+void ModelTab::exportTraceNpz(const QString& path) const {
+  if (!run_) throw Error(path.toStdString() + ": no model run to export");
+  lsrl::studio::exportTraceNpz(*run_, path.toStdString());
+}
+
+void ModelTab::fillExportMenu() {
+  QMenu* menu = export_->menu();
+  menu->clear();
+  auto ask = [this](const QString& title, const QString& suffix) {
+    return QFileDialog::getSaveFileName(this, title, QString(), QStringLiteral("*%1").arg(suffix));
+  };
+  auto run = [this](const std::function<void()>& write) {
+    try {
+      write();
+    } catch (const std::exception& e) {
+      QMessageBox::warning(this, tr("Export failed"), QString::fromUtf8(e.what()));
+    }
+  };
+  if (ModelView* v = currentView()) {
+    for (const ViewExport& e : v->exports()) {
+      menu->addAction(e.label + QStringLiteral("…"), this, [ask, run, e] {
+        QString path = ask(e.label, e.suffix);
+        if (path.isEmpty()) return;
+        if (!path.endsWith(e.suffix)) path += e.suffix;
+        run([&] { e.write(path); });
+      });
+    }
+  }
+  if (!run_) return;
+  menu->addSeparator();
+  menu->addAction(tr("Trace array as CSV…"), this, [this, ask, run] {
+    QStringList names;
+    for (const Tensor& a : run_->trace.arrays()) names << QString::fromStdString(a.name);
+    bool ok = false;
+    const QString name =
+        QInputDialog::getItem(this, tr("Trace array"), tr("Array"), names, 0, false, &ok);
+    if (!ok) return;
+    const QString path = ask(tr("Trace array as CSV"), QStringLiteral(".csv"));
+    if (!path.isEmpty()) run([&] { exportTraceCsv(name, path); });
+  });
+  menu->addAction(tr("Whole trace as .npz…"), this, [this, ask, run] {
+    const QString path = ask(tr("Whole trace as .npz"), QStringLiteral(".npz"));
+    if (!path.isEmpty()) run([&] { exportTraceNpz(path); });
+  });
+}
+
+}  // namespace lsrl::studio

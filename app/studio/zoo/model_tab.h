@@ -1,0 +1,90 @@
+// The explorer's Models tab (issue 8): the model zoo panel on the left; on the right the
+// run's status (progress, Cancel), the step bar and the view of the model's kind (Lattice
+// slot geometry, GateLoop transitions, minGRU/minLSTM gates, looped transformer). Runs go
+// to a worker thread; the newest request wins (Cancel or a new Run drops an older one's
+// result: a forward pass cannot be interrupted, it finishes in the background).
+#pragma once
+
+#include <QFutureWatcher>
+#include <QMap>
+#include <QWidget>
+#include <memory>
+#include <string>
+
+#include "app/studio/zoo/model_run.h"
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QStackedWidget;
+class QToolButton;
+
+namespace lsrl::studio {
+
+class ModelView;
+class ModelZooPanel;
+class StepBar;
+
+class ModelTab : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit ModelTab(QWidget* parent = nullptr);
+  ~ModelTab() override;
+
+  ModelZooPanel* zoo() const { return zoo_; }
+  StepBar* stepBar() const { return stepBar_; }
+
+  // Runs the zoo panel's request (or `request`) in the worker.
+  void startRun();
+  void startRun(const ModelRunRequest& request);
+  void cancelRun();
+  bool isRunning() const;
+  // Processes events until the run ends (tests, screenshots); false on timeout.
+  bool waitForRun(int timeoutMs = 120000);
+
+  std::shared_ptr<const ModelRun> run() const { return run_; }
+  // The view drawing the current run (null before the first run).
+  ModelView* currentView() const;
+  // The view named "lattice", "gateloop", "gates" or "looped".
+  ModelView* view(const QString& name) const;
+  QString statusText() const;
+  QString lastError() const { return lastError_; }
+
+  // Goes to step `step` (the step bar follows). False if there is no run or no such step.
+  bool showStep(int step);
+  // Runs the export labelled `label` of the current view; false with *error on failure.
+  bool exportView(const QString& label, const QString& path, QString* error = nullptr);
+  // The current run's trace: one array as CSV, or all of it as .npz (throw lsrl::Error).
+  void exportTraceCsv(const QString& array, const QString& path) const;
+  void exportTraceNpz(const QString& path) const;
+
+ Q_SIGNALS:
+  void runFinished(bool ok);
+
+ private:
+  void finishRun(uint64_t id);
+  void showRun(std::shared_ptr<const ModelRun> run);
+  void fillExportMenu();
+  void reportError(const QString& what);
+
+  ModelZooPanel* zoo_;
+  StepBar* stepBar_;
+  QStackedWidget* stack_;
+  QLabel* placeholder_;
+  QMap<QString, ModelView*> views_;
+  QProgressBar* progress_;
+  QPushButton* cancel_;
+  QLabel* status_;
+  QToolButton* export_;
+  struct RunOutcome {
+    std::shared_ptr<ModelRun> run;
+    std::string error;
+  };
+  std::shared_ptr<const ModelRun> run_;
+  QFutureWatcher<RunOutcome>* watcher_ = nullptr;
+  uint64_t runId_ = 0;
+  QString lastError_;
+};
+
+}  // namespace lsrl::studio

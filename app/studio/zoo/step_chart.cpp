@@ -1,0 +1,104 @@
+#include "app/studio/zoo/step_chart.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+#include "app/studio/plots/chart_export.h"
+#include "app/studio/plots/heatmap_widget.h"
+
+namespace lsrl::studio {
+
+StepChart::StepChart(const QString& title, const QString& stepTitle, const QString& valueTitle,
+                     QWidget* parent)
+    : QWidget(parent) {
+  chart_ = new QChart;
+  chart_->setTitle(title);
+  chart_->legend()->setAlignment(Qt::AlignBottom);
+  chart_->setMargins(QMargins(4, 4, 4, 4));
+  axisX_ = new QValueAxis;
+  axisX_->setTitleText(stepTitle);
+  axisX_->setLabelFormat(QStringLiteral("%d"));
+  axisY_ = new QValueAxis;
+  axisY_->setTitleText(valueTitle);
+  chart_->addAxis(axisX_, Qt::AlignBottom);
+  chart_->addAxis(axisY_, Qt::AlignLeft);
+  marker_ = new QLineSeries;
+  marker_->setPen(QPen(QColor(30, 30, 30), 1.5, Qt::DashLine));
+  chart_->addSeries(marker_);
+  marker_->attachAxis(axisX_);
+  marker_->attachAxis(axisY_);
+  view_ = new QChartView(chart_);
+  view_->setRenderHint(QPainter::Antialiasing);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(view_);
+}
+
+void StepChart::setCurves(const std::vector<StepCurve>& curves, int firstStep) {
+  for (QLineSeries* line : lines_) {
+    chart_->removeSeries(line);
+    delete line;
+  }
+  lines_.clear();
+  double lo = 0, hi = 0;
+  bool any = false;
+  int lastStep = firstStep;
+  for (const StepCurve& curve : curves) {
+    auto* line = new QLineSeries;
+    line->setName(curve.name);
+    QList<QPointF> points;
+    for (size_t i = 0; i < curve.values.size(); ++i) {
+      const double v = curve.values[i];
+      const int t = firstStep + static_cast<int>(i);
+      lastStep = std::max(lastStep, t);
+      if (!std::isfinite(v)) continue;
+      points.append(QPointF(t, v));
+      lo = any ? std::min(lo, v) : v;
+      hi = any ? std::max(hi, v) : v;
+      any = true;
+    }
+    line->replace(points);
+    chart_->addSeries(line);
+    line->attachAxis(axisX_);
+    line->attachAxis(axisY_);
+    lines_.push_back(line);
+  }
+  // Nearly constant curves (slot norms of 1 ± 1e-16) get a readable span around them.
+  const double pad =
+      std::max({0.05 * (hi - lo), 0.05 * std::max(std::abs(lo), std::abs(hi)), 1e-6});
+  axisY_->setRange(lo - pad, hi + pad);
+  axisY_->applyNiceNumbers();
+  axisX_->setRange(firstStep, std::max(firstStep + 1, lastStep));
+  const std::vector<double> ticks = niceTicks(firstStep, std::max(firstStep + 1, lastStep), 8);
+  axisX_->setTickType(QValueAxis::TicksDynamic);
+  axisX_->setTickAnchor(firstStep);
+  axisX_->setTickInterval(ticks.size() > 1 ? std::max(1.0, ticks[1] - ticks[0]) : 1.0);
+  for (QLegendMarker* m : chart_->legend()->markers(marker_)) m->setVisible(false);
+  chart_->legend()->setVisible(curves.size() > 1);
+  placeMarker();
+}
+
+void StepChart::setStep(int step) {
+  if (step == step_) return;
+  step_ = step;
+  placeMarker();
+}
+
+void StepChart::placeMarker() {
+  const double t = std::clamp<double>(step_, axisX_->min(), axisX_->max());
+  marker_->replace(QList<QPointF>{{t, axisY_->min()}, {t, axisY_->max()}});
+  marker_->setVisible(!lines_.empty());
+}
+
+void StepChart::exportPng(const QString& path) const { exportChartPng(view_, path); }
+void StepChart::exportSvg(const QString& path) const {
+  exportChartSvg(view_, path, chart_->title());
+}
+
+}  // namespace lsrl::studio

@@ -1,0 +1,50 @@
+// A Qt Charts line chart of a few named series over steps with a dashed marker at the
+// current step: the model views' slot norms, write strengths, transition magnitudes and
+// phases, and the looped transformer's step norms. Exports as PNG and SVG.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+#include <vector>
+
+class QChart;
+class QChartView;
+class QLineSeries;
+class QValueAxis;
+
+namespace lsrl::studio {
+
+struct StepCurve {
+  QString name;
+  std::vector<double> values;  // one per step (non-finite values break the line)
+};
+
+class StepChart : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit StepChart(const QString& title, const QString& stepTitle = tr("step"),
+                     const QString& valueTitle = {}, QWidget* parent = nullptr);
+
+  // The first step is `firstStep` (1 for quantities defined from loop 1 on).
+  void setCurves(const std::vector<StepCurve>& curves, int firstStep = 0);
+  void setStep(int step);
+  QChartView* chartView() const { return view_; }
+  const std::vector<QLineSeries*>& lines() const { return lines_; }
+
+  void exportPng(const QString& path) const;
+  void exportSvg(const QString& path) const;
+
+ private:
+  void placeMarker();
+
+  QChart* chart_;
+  QChartView* view_;
+  QValueAxis* axisX_;
+  QValueAxis* axisY_;
+  QLineSeries* marker_;
+  std::vector<QLineSeries*> lines_;
+  int step_ = 0;
+};
+
+}  // namespace lsrl::studio
