@@ -104,6 +104,10 @@ void exportWidgetPng(QWidget* widget, const QString& path) {
   exportImagePng(widget->grab().toImage(), path);
 }
 
+void exportWidgetSvg(QWidget* widget, const QString& path, const QString& title) {
+  exportSvg(path, widget->size(), title, [widget](QPainter& p) { widget->render(&p); });
+}
+
 void exportImagePng(const QImage& image, const QString& path) {
   QSaveFile file(path);
   if (!file.open(QIODevice::WriteOnly))

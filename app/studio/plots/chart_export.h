@@ -28,6 +28,8 @@ void exportSvg(const QString& path, QSize size, const QString& title,
 void exportChartSvg(QChartView* view, const QString& path, const QString& title = {});
 // Any widget as shown (a heat map, a panel of heat maps).
 void exportWidgetPng(QWidget* widget, const QString& path);
+// The same as SVG: what the widget paints, recorded (a heat map's cells stay an image).
+void exportWidgetSvg(QWidget* widget, const QString& path, const QString& title = {});
 // Shows `widget` at `size` without putting it on screen if it is hidden (headless
 // screenshots), then lets it lay out and paint.
 void prepareForGrab(QWidget* widget, QSize size);

@@ -34,4 +34,11 @@ QRgb divergingColour(double value, double range) {
   return qRgb(mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b));
 }
 
+QColor categoricalColour(int i) {
+  static const QColor colours[] = {QColor(214, 39, 40),   QColor(31, 119, 180), QColor(44, 160, 44),
+                                   QColor(148, 103, 189), QColor(255, 127, 14), QColor(140, 86, 75),
+                                   QColor(227, 119, 194), QColor(23, 190, 207)};
+  return colours[static_cast<size_t>(i) % std::size(colours)];
+}
+
 }  // namespace lsrl::studio

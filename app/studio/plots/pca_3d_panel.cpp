@@ -1,5 +1,7 @@
 #include "app/studio/plots/pca_3d_panel.h"
 
+#include <QtDataVisualization/qutils.h>
+
 #include <Q3DCamera>
 #include <Q3DScatter>
 #include <Q3DScene>
@@ -22,6 +24,11 @@ QVector3D point(const PcaResult& pca, int t) {
 }
 }  // namespace
 
+Q3DScatter* newScatter3d() {
+  const QSurfaceFormat format = qDefaultSurfaceFormat(false);
+  return new Q3DScatter(&format);
+}
+
 bool Pca3dPanel::available() { return QGuiApplication::platformName() == QLatin1String("xcb"); }
 
 Pca3dPanel::Pca3dPanel(QWidget* parent) : QWidget(parent) {
@@ -35,7 +42,7 @@ Pca3dPanel::Pca3dPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(note_, 1);
     return;
   }
-  graph_ = new Q3DScatter;
+  graph_ = newScatter3d();
   graph_->axisX()->setTitle(tr("PC1"));
   graph_->axisY()->setTitle(tr("PC3"));
   graph_->axisZ()->setTitle(tr("PC2"));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/studio/plots/colour_map.h"
 #include "app/studio/zoo/lattice_geometry.h"
 
 namespace lsrl::studio {
@@ -36,13 +37,6 @@ void arrow(QPainter& p, QPointF from, QPointF to, double head) {
 }
 
 }  // namespace
-
-QColor latticeSlotColour(int slot) {
-  static const QColor colours[] = {QColor(214, 39, 40),   QColor(31, 119, 180), QColor(44, 160, 44),
-                                   QColor(148, 103, 189), QColor(255, 127, 14), QColor(140, 86, 75),
-                                   QColor(227, 119, 194), QColor(23, 190, 207)};
-  return colours[static_cast<size_t>(slot) % std::size(colours)];
-}
 
 LatticeSphere2d::LatticeSphere2d(QWidget* parent) : QWidget(parent) {
   setAttribute(Qt::WA_OpaquePaintEvent);
@@ -132,7 +126,7 @@ void LatticeSphere2d::paintFrame(QPainter& p, const QRectF& rect) const {
   // Trails up to this step, the arcs, slots before and after, the orthogonal parts.
   for (int i = 0; i < g.slots(); ++i) {
     const size_t si = static_cast<size_t>(i);
-    const QColor c = latticeSlotColour(i);
+    const QColor c = categoricalColour(i);
     QPolygonF trail;
     trail << at(g.initial(i));
     for (int t = 0; t <= f.step; ++t) trail << at(g.trail(i)[static_cast<size_t>(t)]);

@@ -14,9 +14,6 @@ namespace lsrl::studio {
 
 class LatticeGeometry;
 
-// The colour of slot i (shared with the 3D view and the charts' curves).
-QColor latticeSlotColour(int slot);
-
 class LatticeSphere2d : public QWidget {
   Q_OBJECT
 

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "app/studio/plots/colour_map.h"
+#include "app/studio/plots/pca_3d_panel.h"
 #include "app/studio/zoo/lattice_geometry.h"
 #include "app/studio/zoo/lattice_sphere_2d.h"
 
@@ -55,7 +57,7 @@ Point3 plus(const Point3& a, const Point3& b) { return {a[0] + b[0], a[1] + b[1]
 }  // namespace
 
 LatticeSphere3d::LatticeSphere3d(QWidget* parent) : QWidget(parent) {
-  graph_ = new Q3DScatter;
+  graph_ = newScatter3d();
   graph_->setShadowQuality(QAbstract3DGraph::ShadowQualityNone);
   graph_->setAspectRatio(1.0);
   graph_->setHorizontalAspectRatio(1.0);
@@ -130,7 +132,7 @@ void LatticeSphere3d::rebuildSeries() {
     }
   }
   while (static_cast<int>(solid_.size()) < m) {
-    const QColor c = latticeSlotColour(static_cast<int>(solid_.size()));
+    const QColor c = categoricalColour(static_cast<int>(solid_.size()));
     solid_.push_back(makeSeries(graph_, c, 0.055f));
     tips_.push_back(makeSeries(graph_, c, 0.18f, QAbstract3DSeries::MeshArrow));
     faint_.push_back(makeSeries(graph_, c.lighter(150), 0.03f));

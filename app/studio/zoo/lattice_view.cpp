@@ -15,6 +15,7 @@
 #include <numbers>
 
 #include "app/studio/plots/chart_export.h"
+#include "app/studio/plots/colour_map.h"
 #include "app/studio/plots/heatmap_widget.h"
 #include "app/studio/plots/pca_3d_panel.h"
 #include "app/studio/zoo/lattice_geometry.h"
@@ -176,7 +177,7 @@ void LatticeView::loadHead() {
   };
   auto colourLines = [&](StepChart* chart) {
     for (size_t i = 0; i < chart->lines().size(); ++i)
-      chart->lines()[i]->setColor(latticeSlotColour(static_cast<int>(i)));
+      chart->lines()[i]->setColor(categoricalColour(static_cast<int>(i)));
   };
   norms_->setCurves(curves("slot_norms"));
   colourLines(norms_);
@@ -224,7 +225,7 @@ void LatticeView::showStepData() {
   for (int i = 0; i < m; ++i) {
     const size_t si = static_cast<size_t>(i);
     text += tr("<span style='color:%1'>s%2</span>: α = %3, θ = %4°, ‖h⊥‖/‖h‖ = %5<br>")
-                .arg(latticeSlotColour(i).name())
+                .arg(categoricalColour(i).name())
                 .arg(i + 1)
                 .arg(f.writeStrength[si], 0, 'g', 3)
                 .arg(f.theta[si] * 180 / std::numbers::pi, 0, 'f', 1)
@@ -276,9 +277,7 @@ void LatticeView::exportSlotTrajectoriesCsv(const QString& path) const {
 
 std::vector<ViewExport> LatticeView::exports() {
   auto svgOf = [](QWidget* widget, const QString& title) {
-    return [widget, title](const QString& path) {
-      exportSvg(path, widget->size(), title, [widget](QPainter& p) { widget->render(&p); });
-    };
+    return [widget, title](const QString& path) { exportWidgetSvg(widget, path, title); };
   };
   return {
       {tr("Slot geometry frame (PNG + CSV of the points)"), QStringLiteral(".png"),

@@ -17,7 +17,10 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "app/studio/zoo/gateloop_view.h"
+#include "app/studio/zoo/gates_view.h"
 #include "app/studio/zoo/lattice_view.h"
+#include "app/studio/zoo/looped_view.h"
 #include "app/studio/zoo/model_zoo_panel.h"
 #include "app/studio/zoo/step_bar.h"
 #include "app/studio/zoo/trace_export.h"
@@ -59,10 +62,20 @@ ModelTab::ModelTab(QWidget* parent) : QWidget(parent) {
   stack_->addWidget(placeholder_);
   const std::pair<QString, ModelView*> views[] = {
       {QStringLiteral("lattice"), new LatticeView},
+      {QStringLiteral("gates"), new GatesView},
+      {QStringLiteral("gateloop"), new GateLoopView},
+      {QStringLiteral("looped"), new LoopedView},
   };
   for (const auto& [name, view] : views) {
     views_.insert(name, view);
-    stack_->addWidget(view);
+    // Each view scrolls on its own page, so the widest view does not set the window's
+    // minimum width (a stack's minimum is the largest of its pages, shown or not).
+    auto* page = new QScrollArea;
+    page->setWidget(view);
+    page->setWidgetResizable(true);
+    page->setFrameShape(QFrame::NoFrame);
+    pages_.insert(view, page);
+    stack_->addWidget(page);
     connect(view, &ModelView::stepRequested, stepBar_, &StepBar::setStep);
   }
 
@@ -181,7 +194,7 @@ void ModelTab::showRun(std::shared_ptr<const ModelRun> run) {
   if (target == nullptr) throw Error("no view draws a \"" + run->kind + "\" model");
   target->setRun(run);
   run_ = std::move(run);
-  stack_->setCurrentWidget(target);
+  stack_->setCurrentWidget(pages_.value(target));
   export_->setEnabled(true);
   const int steps = modelRunSteps(*run_);
   status_->setText(

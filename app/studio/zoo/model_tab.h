@@ -73,6 +73,7 @@ class ModelTab : public QWidget {
   QStackedWidget* stack_;
   QLabel* placeholder_;
   QMap<QString, ModelView*> views_;
+  QMap<ModelView*, QWidget*> pages_;  // the scroll area each view is shown in
   QProgressBar* progress_;
   QPushButton* cancel_;
   QLabel* status_;

@@ -1,0 +1,126 @@
+// The GateLoop view (issue 8): transitions in the complex plane, magnitudes and phases
+// over tokens, linked to the step, with exports.
+#include <gtest/gtest.h>
+
+#include <QChartView>
+#include <QElapsedTimer>
+#include <QImage>
+#include <QLabel>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "app/studio/plots/chart_export.h"
+#include "app/studio/zoo/gateloop_view.h"
+#include "app/studio/zoo/model_run.h"
+#include "app/studio/zoo/step_chart.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "studio/studio_test_util.h"
+
+namespace lsrl::studio {
+namespace {
+
+std::shared_ptr<const ModelRun> gateLoopRun(nlohmann::json config = nlohmann::json::object()) {
+  ModelRunRequest r;
+  r.kind = "gateloop";
+  r.config = std::move(config);
+  return std::make_shared<ModelRun>(runSeedModelRequest(r));
+}
+
+TEST(GateLoopView, PlotsTheTransitionsAndFollowsTheStep) {
+  const auto run = gateLoopRun();
+  GateLoopView view;
+  view.resize(1400, 860);
+  view.setRun(run);
+  view.show();
+  QApplication::processEvents();
+  const Tensor& mag = run->trace.get("a_magnitude");
+  const Tensor& phi = run->trace.get("a_phase");
+  const int T = static_cast<int>(mag.shape[0]), C = static_cast<int>(mag.shape[1]);
+  ASSERT_EQ(view.channels(), (std::vector<int>{0, 1, 2, 3}));
+  ASSERT_EQ(view.pathSeries().size(), 4u);
+  for (int k = 0; k < 4; ++k) {
+    const QScatterSeries* path = view.pathSeries()[static_cast<size_t>(k)];
+    ASSERT_EQ(path->count(), T);
+    for (int t = 0; t < T; t += 9) {
+      const size_t i = static_cast<size_t>(t) * C + static_cast<size_t>(k);
+      EXPECT_NEAR(path->at(t).x(), mag.data[i] * std::cos(phi.data[i]), 1e-12);
+      EXPECT_NEAR(path->at(t).y(), mag.data[i] * std::sin(phi.data[i]), 1e-12);
+      EXPECT_LE(std::hypot(path->at(t).x(), path->at(t).y()), 1.0);  // inside the unit circle
+    }
+  }
+  view.setStep(21);
+  const QPointF now = view.currentSeries()[1]->at(0);
+  EXPECT_EQ(now, view.pathSeries()[1]->at(21));
+  EXPECT_NE(view.infoLabel()->text().indexOf(QStringLiteral("token 21")), -1);
+  EXPECT_EQ(view.magnitudeChart()->lines()[2]->at(21).y(), mag.data[21 * C + 2]);
+  EXPECT_EQ(view.phaseChart()->lines()[2]->at(21).y(), phi.data[21 * C + 2]);
+  test::saveScreenshot(view, QStringLiteral("zoo_gateloop_view"));
+  view.setChannels({5});
+  ASSERT_EQ(view.pathSeries().size(), 1u);
+  EXPECT_EQ(view.pathSeries()[0]->name(), QStringLiteral("c5"));
+  EXPECT_EQ(view.currentSeries()[0]->at(0), view.pathSeries()[0]->at(21));
+}
+
+TEST(GateLoopView, ExportsAndMissingArrays) {
+  const auto run = gateLoopRun();
+  GateLoopView view;
+  view.resize(1300, 800);
+  view.setRun(run);
+  view.show();
+  QApplication::processEvents();
+  QTemporaryDir dir;
+  for (const ViewExport& e : view.exports()) {
+    const QString path = dir.filePath(e.label.simplified().remove(QLatin1Char(' ')) + e.suffix);
+    e.write(path);
+    if (e.suffix == QLatin1String(".svg")) {
+      EXPECT_TRUE(QSvgRenderer(path).isValid()) << e.label.toStdString();
+    } else if (e.suffix == QLatin1String(".png")) {
+      EXPECT_FALSE(QImage(path).isNull()) << e.label.toStdString();
+    }
+  }
+  const StateSeries points = parseSeriesCsv(
+      readWholeFile(dir.filePath(QStringLiteral("Transitionpoints(CSV).csv")).toStdString()));
+  EXPECT_EQ(points.labels[1], "c0.im");
+  EXPECT_EQ(points.values, view.planePoints().values);
+  auto broken = std::make_shared<ModelRun>(*run);
+  broken->trace = models::Trace();
+  try {
+    view.setRun(broken);
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("a_magnitude"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GateLoopView, LayersAndStepTiming) {
+  const auto run = gateLoopRun({{"layers", 2}});
+  GateLoopView view;
+  view.resize(1400, 860);
+  view.setRun(run);
+  view.show();
+  view.setLayer(1);
+  EXPECT_EQ(view.magnitudeChart()->lines()[0]->at(3).y(),
+            run->trace.get("layer1.a_magnitude").data[3 * 8]);
+  QApplication::processEvents();
+  std::vector<double> ms;
+  QElapsedTimer timer;
+  for (int t = 0; t < static_cast<int>(run->input.size()); ++t) {
+    timer.start();
+    view.setStep(t);
+    view.repaint();
+    ms.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
+  }
+  std::sort(ms.begin(), ms.end());
+  std::printf("GateLoop view step redraw: median %.2f ms, max %.2f ms over %zu steps\n",
+              ms[ms.size() / 2], ms.back(), ms.size());
+  EXPECT_LT(ms[ms.size() / 2], 50);
+}
+
+}  // namespace
+}  // namespace lsrl::studio
