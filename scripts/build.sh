@@ -9,8 +9,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-# Optional components (Python: OFF until its CMake exists). Flip them here (or in the env).
-LSRL_COMPONENTS=${LSRL_COMPONENTS:-"-DLSRL_WITH_GUI=ON -DLSRL_WITH_VULKAN=ON -DLSRL_WITH_PYTHON=OFF"}
+# Optional components; flip them here (or in the env). The Python module is built against
+# Debian's /usr/bin/python3 (it has numpy), and left out of the sanitizer build.
+LSRL_COMPONENTS=${LSRL_COMPONENTS:-"-DLSRL_WITH_GUI=ON -DLSRL_WITH_VULKAN=ON -DLSRL_WITH_PYTHON=ON -DPython_EXECUTABLE=/usr/bin/python3"}
 JOBS=${JOBS:-$(nproc)}
 
 flavour=${1:-release}

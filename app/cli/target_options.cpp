@@ -86,13 +86,9 @@ TargetOptions parseTargetOptions(Target target, const TargetOptionValues& values
     if (!positive)
       notUsed(kPositivity, target, "only rnn, gated-rnn, gru and lstm have non-negative states");
     const std::string p = value(kPositivity);
-    if (p == "split") {
-      o.positivity = Positivity::Split;
-    } else if (p == "shift") {
-      o.positivity = Positivity::Shift;
-    } else {
-      throw Error("--positivity expects split or shift, got \"" + p + "\"");
-    }
+    const auto positivity = positivityFromName(p);
+    if (!positivity) throw Error("--positivity expects split or shift, got \"" + p + "\"");
+    o.positivity = *positivity;
   }
   if (given(kGruUpdate)) {
     if (target != Target::Gru) notUsed(kGruUpdate, target, "it sets the state update of gru");

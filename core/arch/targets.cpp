@@ -40,6 +40,12 @@ nlohmann::json widths(const std::vector<NfReluLayer<Exact>>& br) {
 std::string_view targetName(Target t) { return info(t).name; }
 std::string_view targetArchName(Target t) { return info(t).arch; }
 
+std::optional<Positivity> positivityFromName(std::string_view name) {
+  if (name == "split") return Positivity::Split;
+  if (name == "shift") return Positivity::Shift;
+  return std::nullopt;
+}
+
 std::optional<Target> targetFromName(std::string_view name) {
   for (const TargetInfo& i : kTargets) {
     if (i.name == name || i.arch == name) return i.target;

@@ -39,6 +39,8 @@ std::string_view targetArchName(Target t);
 const std::vector<Target>& allTargets();
 
 enum class Positivity : uint8_t { Split, Shift };
+// "split" or "shift".
+std::optional<Positivity> positivityFromName(std::string_view name);
 
 struct TargetOptions {
   std::string sourceName;  // program name, recorded in metadata "source"

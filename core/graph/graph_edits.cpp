@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/graph/graph.h"
+#include "core/graph/node_reference.h"
 #include "core/util/error.h"
 
 namespace lsrl {
@@ -27,6 +28,17 @@ Map remapKeys(const Map& in, const std::vector<Id>& newId) {
 int mapped(int id, const std::vector<int>& newId) {
   if (id < 0 || static_cast<size_t>(id) >= newId.size()) return -1;
   return newId[static_cast<size_t>(id)];
+}
+
+// Sugar groups name their node operands "node N": renumbering rewrites those to the
+// new ids, and a removed operand becomes "removed node".
+void renumberNodeParams(Group& gr, const std::vector<int>& newId) {
+  for (auto& [key, value] : gr.params) {
+    const auto id = parseNodeReference(value);
+    if (!id) continue;
+    const int to = mapped(*id, newId);
+    value = to >= 0 ? nodeReferenceText(to) : std::string("removed node");
+  }
 }
 
 }  // namespace
@@ -138,6 +150,7 @@ std::vector<NodeId> Graph::removeNodes(const std::vector<NodeId>& ids) {
     gr.parent = mapGroup(gr.parent);
     for (NodeId& id : gr.nodes) id = mapped(id, newId);
     gr.output = mapped(gr.output, newId);
+    renumberNodeParams(gr, newId);
     groups.push_back(std::move(gr));
   }
 
@@ -191,6 +204,7 @@ std::vector<NodeId> Graph::append(const Graph& fragment, const std::map<NodeId, 
     std::erase_if(gr.nodes, [&](NodeId id) { return bind.count(id) > 0; });
     for (NodeId& id : gr.nodes) id = mapped(id, newId);
     gr.output = mapped(src.output, newId);
+    renumberNodeParams(gr, newId);
     groups_.push_back(std::move(gr));
   }
   for (const auto& [id, pos] : fragment.layout()) {

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/graph/node_reference.h"
 #include "core/util/error.h"
 
 namespace lsrl {
@@ -15,7 +16,7 @@ namespace {
 
 using Params = std::vector<std::pair<std::string, std::string>>;
 
-std::string describeNode(const Var& v) { return "node " + std::to_string(v.id()); }
+std::string describeNode(const Var& v) { return nodeReferenceText(v.id()); }
 
 std::string describeOptional(const std::optional<Operand>& x) {
   return x ? x->describe() : std::string("none");

@@ -28,6 +28,14 @@ std::string nonFiniteName(double x) {
 
 }  // namespace
 
+void requireFiniteTokens(const FloatSequence& tokens) {
+  for (size_t t = 0; t < tokens.size(); ++t) {
+    for (size_t i = 0; i < tokens[t].size(); ++i) {
+      if (!std::isfinite(tokens[t][i])) throwNonFinite(static_cast<int>(t), i, tokens[t][i]);
+    }
+  }
+}
+
 // ----------------------------------------------------------------------------- Trace
 
 template <class V>

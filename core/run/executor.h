@@ -148,6 +148,11 @@ FloatSequence floatTokens(const ExactSequence& tokens);
 
 extern template class Trace<double>;
 extern template class Trace<Exact>;
+// The float64 executor's check of its tokens, for callers that turn float tokens into
+// exact ones first: throws its error ("token 2, feature 0 is NaN: ...") for the first
+// NaN or infinity.
+void requireFiniteTokens(const FloatSequence& tokens);
+
 extern template class Executor<double>;
 extern template class Executor<Exact>;
 extern template std::vector<FloatSequence> runBatch<double>(const std::shared_ptr<const Plan>&,

@@ -6,6 +6,7 @@
 #include "core/graph/checks.h"
 #include "core/graph/fragment.h"
 #include "core/graph/graph.h"
+#include "core/graph/sugar.h"
 #include "core/io/graph_file.h"
 
 namespace lsrl {
@@ -203,6 +204,43 @@ TEST(GraphEdits, BuildingContinuesAfterEdits) {
   EXPECT_EQ(e, 4);
   g.setOutput(e);
   EXPECT_TRUE(checkGraph(g).empty());
+}
+
+TEST(GraphEdits, SugarParametersFollowTheRenumbering) {
+  Graph g;
+  const Var in = Input(g, 2, "in");
+  const Var unused = in[0];  // node 1, removed below
+  const Var x = in[1];       // node 2 -> 1
+  const Var y = in[0] * 2;   // node 4 (after a Slice, 3) -> 3
+  const Var out = f_larger(x, y);
+  g.setOutput(out.id());
+  ASSERT_EQ(unused.id(), 1);
+  g.removeNodes({unused.id()});
+  // The f_larger group's parameter `key` (groups are replaced by every edit: look again).
+  auto param = [&](const std::string& key) {
+    for (const Group& gr : g.groups()) {
+      if (gr.function != "f_larger") continue;
+      for (const auto& [k, v] : gr.params)
+        if (k == key) return v;
+    }
+    return std::string("<missing>");
+  };
+  EXPECT_EQ(param("x"), "node 1");
+  EXPECT_EQ(param("y"), "node 3");
+  EXPECT_EQ(param("scale"), "1000");  // not a node reference
+  // A removed operand is said to be gone, never another node's id.
+  g.removeNodes({1});
+  EXPECT_EQ(param("x"), "removed node");
+  EXPECT_EQ(param("y"), "node 2");
+  // An appended copy names the copies, or the node it is bound to.
+  Graph h;
+  const Var hin = Input(h, 1);
+  const Var hout = f_not(hin);
+  h.setOutput(hout.id());
+  Graph target;
+  const Var third = Input(target, 3)[2];  // node 1
+  target.append(h, {{hin.id(), third.id()}});
+  EXPECT_EQ(target.groups().back().params.front().second, "node 1");
 }
 
 }  // namespace

@@ -10,8 +10,11 @@
 #include <QString>
 #include <QTemporaryDir>
 #include <QWidget>
+#include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "app/studio/document/document.h"
 #include "app/studio/window/main_window.h"
@@ -68,6 +71,27 @@ inline bool waitUntil(const std::function<bool()>& done, int timeoutMs = 10000) 
   while (!done() && timer.elapsed() < timeoutMs)
     QApplication::processEvents(QEventLoop::AllEvents, 20);
   return done();
+}
+
+// Steps a view through steps 0..steps-1 (`rounds` times), repainting after each, and
+// returns the median milliseconds per step; prints the median and max under `label`.
+inline double medianStepRedrawMs(QWidget& view, int steps, const std::function<void(int)>& setStep,
+                                 const char* label, int rounds = 1) {
+  QApplication::processEvents();
+  std::vector<double> ms;
+  QElapsedTimer timer;
+  for (int round = 0; round < rounds; ++round) {
+    for (int t = 0; t < steps; ++t) {
+      timer.start();
+      setStep(t);
+      view.repaint();
+      ms.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
+    }
+  }
+  std::sort(ms.begin(), ms.end());
+  std::printf("%s step redraw: median %.2f ms, max %.2f ms over %zu steps\n", label,
+              ms[ms.size() / 2], ms.back(), ms.size());
+  return ms[ms.size() / 2];
 }
 
 // A main window for tests: no dialogs (errors go to lastError()), recovery files in

@@ -21,6 +21,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "studio/studio_test_util.h"
+#include "studio/zoo_test_util.h"
 
 namespace lsrl::studio {
 namespace {
@@ -75,27 +76,13 @@ TEST(GateLoopView, ExportsAndMissingArrays) {
   view.show();
   QApplication::processEvents();
   QTemporaryDir dir;
-  for (const ViewExport& e : view.exports()) {
-    const QString path = dir.filePath(e.label.simplified().remove(QLatin1Char(' ')) + e.suffix);
-    e.write(path);
-    if (e.suffix == QLatin1String(".svg")) {
-      EXPECT_TRUE(QSvgRenderer(path).isValid()) << e.label.toStdString();
-    } else if (e.suffix == QLatin1String(".png")) {
-      EXPECT_FALSE(QImage(path).isNull()) << e.label.toStdString();
-    }
-  }
+  test::writeEveryExport(view, dir);
   const StateSeries points = parseSeriesCsv(
       readWholeFile(dir.filePath(QStringLiteral("Transitionpoints(CSV).csv")).toStdString()));
   EXPECT_EQ(points.labels[1], "c0.im");
   EXPECT_EQ(points.values, view.planePoints().values);
-  auto broken = std::make_shared<ModelRun>(*run);
-  broken->trace = models::Trace();
-  try {
-    view.setRun(broken);
-    ADD_FAILURE() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("a_magnitude"), std::string::npos) << e.what();
-  }
+  const std::string error = test::errorForEmptyTrace(view, *run);
+  EXPECT_NE(error.find("a_magnitude"), std::string::npos) << error;
 }
 
 TEST(GateLoopView, LayersAndStepTiming) {
@@ -107,19 +94,9 @@ TEST(GateLoopView, LayersAndStepTiming) {
   view.setLayer(1);
   EXPECT_EQ(view.magnitudeChart()->lines()[0]->at(3).y(),
             run->trace.get("layer1.a_magnitude").data[3 * 8]);
-  QApplication::processEvents();
-  std::vector<double> ms;
-  QElapsedTimer timer;
-  for (int t = 0; t < static_cast<int>(run->input.size()); ++t) {
-    timer.start();
-    view.setStep(t);
-    view.repaint();
-    ms.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
-  }
-  std::sort(ms.begin(), ms.end());
-  std::printf("GateLoop view step redraw: median %.2f ms, max %.2f ms over %zu steps\n",
-              ms[ms.size() / 2], ms.back(), ms.size());
-  EXPECT_LT(ms[ms.size() / 2], 50);
+  const double median = test::medianStepRedrawMs(
+      view, static_cast<int>(run->input.size()), [&](int t) { view.setStep(t); }, "GateLoop view");
+  EXPECT_LT(median, 50);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "app/studio/zoo/step_chart.h"
 #include "core/util/error.h"
 #include "studio/studio_test_util.h"
+#include "studio/zoo_test_util.h"
 
 namespace lsrl::studio {
 namespace {
@@ -84,23 +85,9 @@ TEST(GatesView, ExportsAndMissingArrays) {
   view.show();
   QApplication::processEvents();
   QTemporaryDir dir;
-  for (const ViewExport& e : view.exports()) {
-    const QString path = dir.filePath(e.label.simplified().remove(QLatin1Char(' ')) + e.suffix);
-    e.write(path);
-    if (e.suffix == QLatin1String(".svg")) {
-      EXPECT_TRUE(QSvgRenderer(path).isValid()) << e.label.toStdString();
-    } else {
-      EXPECT_FALSE(QImage(path).isNull()) << e.label.toStdString();
-    }
-  }
-  auto broken = std::make_shared<ModelRun>(*run);
-  broken->trace = models::Trace();
-  try {
-    view.setRun(broken);
-    ADD_FAILURE() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("\"z\""), std::string::npos) << e.what();
-  }
+  test::writeEveryExport(view, dir);
+  const std::string error = test::errorForEmptyTrace(view, *run);
+  EXPECT_NE(error.find("\"z\""), std::string::npos) << error;
 }
 
 TEST(GatesView, StepsRedrawWithinFiftyMilliseconds) {
@@ -109,19 +96,9 @@ TEST(GatesView, StepsRedrawWithinFiftyMilliseconds) {
   view.resize(1200, 900);
   view.setRun(run);
   view.show();
-  QApplication::processEvents();
-  std::vector<double> ms;
-  QElapsedTimer timer;
-  for (int t = 0; t < static_cast<int>(run->input.size()); ++t) {
-    timer.start();
-    view.setStep(t);
-    view.repaint();
-    ms.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
-  }
-  std::sort(ms.begin(), ms.end());
-  std::printf("Gates view step redraw: median %.2f ms, max %.2f ms over %zu steps\n",
-              ms[ms.size() / 2], ms.back(), ms.size());
-  EXPECT_LT(ms[ms.size() / 2], 50);
+  const double median = test::medianStepRedrawMs(
+      view, static_cast<int>(run->input.size()), [&](int t) { view.setStep(t); }, "Gates view");
+  EXPECT_LT(median, 50);
 }
 
 }  // namespace

@@ -291,19 +291,9 @@ TEST(LatticeView, StepsRedrawWithinFiftyMilliseconds) {
   view.resize(1300, 820);
   view.setRun(run);
   view.show();
-  QApplication::processEvents();
-  std::vector<double> ms;
-  QElapsedTimer timer;
-  for (int t = 0; t < static_cast<int>(run->input.size()); ++t) {
-    timer.start();
-    view.setStep(t);
-    view.repaint();
-    ms.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
-  }
-  std::sort(ms.begin(), ms.end());
-  std::printf("Lattice view step redraw: median %.2f ms, max %.2f ms over %zu steps\n",
-              ms[ms.size() / 2], ms.back(), ms.size());
-  EXPECT_LT(ms[ms.size() / 2], 50);
+  const double median = test::medianStepRedrawMs(
+      view, static_cast<int>(run->input.size()), [&](int t) { view.setStep(t); }, "Lattice view");
+  EXPECT_LT(median, 50);
 }
 
 TEST(StepBar, ClampsPlaysAndReportsSteps) {

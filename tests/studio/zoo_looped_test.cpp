@@ -23,6 +23,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "studio/studio_test_util.h"
+#include "studio/zoo_test_util.h"
 
 namespace lsrl::studio {
 namespace {
@@ -117,18 +118,7 @@ TEST(LoopedView, ExportsAndMissingArrays) {
   view.show();
   QApplication::processEvents();
   QTemporaryDir dir;
-  int written = 0;
-  for (const ViewExport& e : view.exports()) {
-    const QString path = dir.filePath(e.label.simplified().remove(QLatin1Char(' ')) + e.suffix);
-    e.write(path);
-    ++written;
-    if (e.suffix == QLatin1String(".svg")) {
-      EXPECT_TRUE(QSvgRenderer(path).isValid()) << e.label.toStdString();
-    } else if (e.suffix == QLatin1String(".png")) {
-      EXPECT_GT(test::distinctColours(QImage(path)), 3) << e.label.toStdString();
-    }
-  }
-  EXPECT_GE(written, 9);
+  EXPECT_GE(test::writeEveryExport(view, dir), 9);
   const StateSeries points = parseSeriesCsv(
       readWholeFile(dir.filePath(QStringLiteral("PCApoints(CSV).csv")).toStdString()));
   EXPECT_EQ(points.labels, (std::vector<std::string>{"loop", "token", "PC1", "PC2", "PC3"}));
@@ -136,14 +126,8 @@ TEST(LoopedView, ExportsAndMissingArrays) {
   for (size_t i = 0; i < points.values.size(); ++i)
     for (size_t k = 0; k < 5; ++k)
       EXPECT_NEAR(points.values[i][k], view.pcaPoints().values[i][k], 1e-12);
-  auto broken = std::make_shared<ModelRun>(*run);
-  broken->trace = models::Trace();
-  try {
-    view.setRun(broken);
-    ADD_FAILURE() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("\"hidden\""), std::string::npos) << e.what();
-  }
+  const std::string error = test::errorForEmptyTrace(view, *run);
+  EXPECT_NE(error.find("\"hidden\""), std::string::npos) << error;
 }
 
 TEST(LoopedView, StepTiming) {
@@ -152,21 +136,9 @@ TEST(LoopedView, StepTiming) {
   view.resize(1500, 900);
   view.setRun(run);
   view.show();
-  QApplication::processEvents();
-  std::vector<double> ms;
-  QElapsedTimer timer;
-  for (int round = 0; round < 4; ++round) {
-    for (int t = 0; t <= view.loops(); ++t) {
-      timer.start();
-      view.setStep(t);
-      view.repaint();
-      ms.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
-    }
-  }
-  std::sort(ms.begin(), ms.end());
-  std::printf("Looped view step redraw: median %.2f ms, max %.2f ms over %zu steps\n",
-              ms[ms.size() / 2], ms.back(), ms.size());
-  EXPECT_LT(ms[ms.size() / 2], 50);
+  const double median = test::medianStepRedrawMs(
+      view, view.loops() + 1, [&](int t) { view.setStep(t); }, "Looped view", 4);
+  EXPECT_LT(median, 50);
 }
 
 TEST(LoopedViewXcb, DrawsTheStatesIn3d) {

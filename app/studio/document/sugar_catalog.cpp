@@ -9,6 +9,7 @@
 
 #include "core/graph/builder.h"
 #include "core/graph/checks.h"
+#include "core/graph/node_reference.h"
 #include "core/graph/sugar.h"
 #include "core/util/error.h"
 
@@ -265,17 +266,12 @@ class Scratch {
   // renumbering; one that names a placeholder says the input is still to be wired.
   std::string renumberedReference(const std::string& value,
                                   const std::vector<NodeId>& newId) const {
-    const std::string prefix = "node ";
-    if (value.rfind(prefix, 0) != 0) return value;
-    const std::string digits = value.substr(prefix.size());
-    if (digits.empty() || !std::all_of(digits.begin(), digits.end(),
-                                       [](char ch) { return ch >= '0' && ch <= '9'; })) {
-      return value;
-    }
-    const NodeId old = std::stoi(digits);
+    const auto reference = parseNodeReference(value);
+    if (!reference) return value;
+    const NodeId old = *reference;
     if (old < 0 || static_cast<size_t>(old) >= newId.size()) return value;
     if (operandOf_.count(old)) return "operand";  // an input to wire: true before and after wiring
-    return prefix + std::to_string(newId[static_cast<size_t>(old)]);
+    return nodeReferenceText(newId[static_cast<size_t>(old)]);
   }
 
   Graph g_;

@@ -1,0 +1,85 @@
+"""LSRL programs in Python, with the paper's API, over the C++ core of LSRL Studio.
+
+    import lsrl
+    x = lsrl.Input(dim=1)
+    ones = lsrl.LinState(x, A=lsrl.Matrix.ones(1, 1), B=lsrl.Matrix.ones(1, 1),
+                         init_state=lsrl.Matrix.zeros(1, 1))
+    loop = lsrl.ForEach(lsrl.f_larger(ones, 2))
+    loop(np.array([[1, 1, 1]])).numpy()   # -> [[0, 0, 1]]
+
+Matrices and scalars are exact unless the global matrix mode is NUMERIC
+(lsrl.matrix_tools); errors from the core are ValueErrors with the core's message.
+"""
+
+try:
+    import numpy  # noqa: F401  (tokens and float64 matrices are numpy arrays)
+except ImportError as e:
+    import sys as _sys
+
+    raise ImportError(
+        f"lsrl needs numpy, which this Python ({_sys.executable}) does not have: run Debian's "
+        "/usr/bin/python3 (package python3-numpy), the Python the module is built for") from e
+
+from . import _lsrl
+from . import matrix_tools, utils
+from ._lsrl import Exact
+from .basic_blocks import Concat, Input, Linear, LinState, Multi, Multiplicative, ReLU, Slice, Variable
+from .matrix_tools import Matrix, MatrixMode, get_global_matrix_mode, matrix_mode, set_global_matrix_mode
+from .program import ForEach, GraphSimplificationError, ProgramGraph
+from .sugar_blocks import (
+    f_and,
+    f_bump,
+    f_constant,
+    f_eq,
+    f_ifelse,
+    f_ifelse_mul,
+    f_ifelse_step,
+    f_ifeq,
+    f_larger,
+    f_modulo_counter,
+    f_neq,
+    f_not,
+    f_or,
+    f_relu_identity,
+    f_smaller,
+    f_step,
+)
+
+__all__ = [
+    "Exact",
+    "Variable",
+    "Input",
+    "Linear",
+    "Slice",
+    "ReLU",
+    "LinState",
+    "Concat",
+    "Multiplicative",
+    "Multi",
+    "ForEach",
+    "ProgramGraph",
+    "GraphSimplificationError",
+    "Matrix",
+    "MatrixMode",
+    "matrix_mode",
+    "set_global_matrix_mode",
+    "get_global_matrix_mode",
+    "matrix_tools",
+    "utils",
+    "f_constant",
+    "f_step",
+    "f_bump",
+    "f_larger",
+    "f_smaller",
+    "f_eq",
+    "f_neq",
+    "f_not",
+    "f_and",
+    "f_or",
+    "f_ifelse",
+    "f_ifelse_step",
+    "f_ifelse_mul",
+    "f_ifeq",
+    "f_modulo_counter",
+    "f_relu_identity",
+]

@@ -1,0 +1,312 @@
+"""``ForEach``: a program as a sequence model (run, compile, save, export).
+
+A ForEach runs its output node's program once per token, all states reset first, with
+the C++ executor (one C++ call per sequence). Columns of the input are tokens, as in the
+paper. The backend follows the global matrix mode (SYMBOLIC: exact, NUMERIC: float64)
+unless a call names one. Compiling (``simplify``) replaces the program by the compiled
+path; the step history is kept. Files are this project's graph JSON (docs/graph-format.md),
+the format of the ``lsrl`` CLI: pickles are never loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import _lsrl
+from .basic_blocks import LinState, Variable, _wrap
+from .matrix_tools import Matrix, MatrixMode, backend_of
+
+__all__ = ["ForEach", "ProgramGraph", "GraphSimplificationError"]
+
+
+class GraphSimplificationError(ValueError):
+    """A compile failed (the message is the compiler's)."""
+
+
+class ProgramGraph:
+    """A read-only view of a program's DAG with the networkx calls the paper's notebooks
+    use: nodes(), edges(), successors(n), predecessors(n), in/out_degree(n),
+    number_of_nodes()."""
+
+    def __init__(self, nodes: list):
+        self._nodes = list(nodes)
+        self._preds = {n: [] for n in self._nodes}
+        self._succs = {n: [] for n in self._nodes}
+        for n in self._nodes:
+            ins = n.input
+            for p in ins if isinstance(ins, list) else ([] if ins is None else [ins]):
+                if p not in self._preds[n]:
+                    self._preds[n].append(p)
+                    self._succs[p].append(n)
+
+    def nodes(self) -> list:
+        return list(self._nodes)
+
+    def edges(self) -> list:
+        return [(p, n) for n in self._nodes for p in self._preds[n]]
+
+    def successors(self, node) -> list:
+        return list(self._succs[node])
+
+    def predecessors(self, node) -> list:
+        return list(self._preds[node])
+
+    def out_degree(self, node) -> int:
+        return len(self._succs[node])
+
+    def in_degree(self, node) -> int:
+        return len(self._preds[node])
+
+    def number_of_nodes(self) -> int:
+        return len(self._nodes)
+
+    def is_directed(self) -> bool:
+        return True
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __iter__(self):
+        return iter(self._nodes)
+
+    def __contains__(self, node) -> bool:
+        return node in self._preds
+
+
+class _History(Sequence):
+    """(rule, graph after the step) for every step, the graphs rebuilt on access."""
+
+    def __init__(self, compiled):
+        self._compiled = compiled
+
+    def __len__(self) -> int:
+        return len(self._compiled.rules)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError("history index out of range")
+        graph, output = self._compiled.graph_at(k + 1)
+        return (self._compiled.rules[k], ProgramGraph(_nodes_of(graph, output)))
+
+
+def _nodes_of(graph, output) -> list:
+    return [_wrap(graph, i) for i in _lsrl.topological_order(graph, output)]
+
+
+class ForEach:
+    """``ForEach(output, keep_graph_history=False, verbose=True)``: the program that ends
+    in `output`, run token by token.
+
+    ``loop(x)`` takes a d x T array (any numeric dtype; columns are tokens; 1-D is one
+    token), an lsrl.Matrix or nested lists, and returns an lsrl.Matrix dim(output) x T:
+    exact (SYMBOLIC) with the exact backend, float64 (NUMERIC) with float64.
+    """
+
+    def __init__(self, output: Variable, keep_graph_history: bool = False, verbose: bool = True):
+        if not isinstance(output, Variable):
+            raise TypeError(f"ForEach needs an lsrl node as its output, got {type(output).__name__}")
+        self.keep_graph_history = keep_graph_history
+        self.verbose = verbose
+        self.simplification_history = []
+        self.steps = 0
+        self.rule_counts = {}
+        self.compile_result = None
+        self._set_program(output._graph, output._id)
+
+    def _set_program(self, graph, output_id: int) -> None:
+        self._graph = graph
+        self._output_id = output_id
+        self._runner = None
+        self._order = None
+
+    # ---- the program ---------------------------------------------------------------
+    @property
+    def output(self) -> Variable:
+        return _wrap(self._graph, self._output_id)
+
+    @output.setter
+    def output(self, node: Variable) -> None:
+        if not isinstance(node, Variable):
+            raise TypeError(f"ForEach.output must be an lsrl node, got {type(node).__name__}")
+        self._set_program(node._graph, node._id)
+
+    @property
+    def input(self) -> Variable:
+        return _wrap(self._graph, self._graph.input_id)
+
+    def topological_sort(self, recompute: bool = False) -> list:
+        """The program's nodes in the project's order (Kahn's algorithm, smallest id first);
+        the Input comes first."""
+        if self._order is None or recompute:
+            self._order = _lsrl.topological_order(self._graph, self._output_id)
+        return [_wrap(self._graph, i) for i in self._order]
+
+    def get_state_variables(self) -> list:
+        return [n for n in self.topological_sort() if isinstance(n, LinState)]
+
+    def graph(self, recompute: bool = False) -> ProgramGraph:
+        return ProgramGraph(self.topological_sort(recompute))
+
+    def reset(self) -> None:
+        """Nothing to do: every call starts from the initial states."""
+
+    def stats(self) -> dict:
+        """Node counts by op, widths, parameters, state size, branch nodes, field."""
+        return _lsrl.program_stats(self._graph, self._output_id)
+
+    @property
+    def parameter_count(self) -> int:
+        """Dense parameters: rows x cols of every Linear's A and b and LinState's A, B, bias."""
+        return self.stats()["dense_parameters"]
+
+    def is_path(self) -> bool:
+        """True when every node has at most one successor (a compiled model)."""
+        return _lsrl.is_path(self._graph, self._output_id)
+
+    # ---- running -------------------------------------------------------------------
+    def __call__(self, x, backend: str | None = None) -> Matrix:
+        backend = backend_of(backend)
+        if self._runner is None:
+            self._runner = _lsrl.Runner(self._graph, self._output_id)
+        if isinstance(x, Matrix):
+            x = x._exact_matrix() if backend == "exact" or x.mode is MatrixMode.SYMBOLIC else x._m
+        elif isinstance(x, (list, tuple)):
+            x = _lsrl.ExactMatrix(x)
+        if backend == "exact":
+            return Matrix._wrap(self._runner.run_exact(x), MatrixMode.SYMBOLIC)
+        return Matrix._wrap(self._runner.run_float(x), MatrixMode.NUMERIC)
+
+    # ---- compiling -----------------------------------------------------------------
+    def simplify(self, max_steps=None, backend: str | None = None, optimize: bool = True) -> ForEach:
+        """Compiles the program into a path of Linear / ReLU / LinState / Multi layers
+        (lsrl.md section 3) and makes that path this ForEach's program.
+
+        max_steps: stop after this many steps (the graph is then not yet a path).
+        backend: "exact" or "float64" (default: the global matrix mode).
+        optimize: False runs the plain paper algorithm (no size optimisations).
+        The steps are kept in ``simplification_history`` as (rule, graph or None) tuples
+        (graphs with keep_graph_history=True), with ``steps`` and ``rule_counts``.
+        """
+        if max_steps is not None and not np.isfinite(max_steps):
+            max_steps = None
+        try:
+            c = _lsrl.compile_program(self._graph, self._output_id, backend_of(backend), optimize,
+                                      None if max_steps is None else int(max_steps),
+                                      self.keep_graph_history, self.verbose)
+        except ValueError as e:
+            raise GraphSimplificationError(str(e)) from None
+        self.compile_result = c
+        self.steps = c.step_count
+        self.rule_counts = dict(c.rule_counts)
+        self.simplification_history = _History(c) if c.has_history else [(r, None) for r in c.rules]
+        self._set_program(c.path, c.output)
+        if self.verbose:
+            print(f"lsrl: compiled ({c.backend}) in {c.step_count} steps, {c.seconds:.2f} s: "
+                  f"{c.nodes_before} nodes -> {c.nodes_after}"
+                  + (" (stopped early, not yet a path)" if c.stopped else ""))
+        return self
+
+    def debranch_graph(self, max_steps=None, backend: str | None = None, optimize: bool = True) -> ForEach:
+        """The compile of ``simplify`` (folds and debranching run together)."""
+        return self.simplify(max_steps=max_steps, backend=backend, optimize=optimize)
+
+    # ---- files ---------------------------------------------------------------------
+    def to_json(self) -> str:
+        """The program (its nodes only) as graph file text."""
+        return _lsrl.program_json(self._graph, self._output_id)
+
+    def save_json(self, path, metadata: dict | None = None) -> None:
+        """Saves the program (the nodes that reach the output) as a graph file, the format
+        `lsrl compile` / `lsrl run` read. `metadata` is stored under "metadata"."""
+        path = os.fspath(path)
+        folder = os.path.dirname(path)
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+        _lsrl.save_program(self._graph, self._output_id, path, json.dumps(metadata) if metadata else "")
+
+    @classmethod
+    def load_json(cls, path, verbose: bool = True) -> ForEach:
+        """A ForEach of a graph file or a compiled model file (`lsrl compile -o`).
+        Refuses pickle files (unpickling can run arbitrary code)."""
+        path = os.fspath(path)
+        _refuse_pickle(path)
+        graph, output = _lsrl.load_program(path)
+        return cls(_wrap(graph, output), verbose=verbose)
+
+    def save(self, path) -> None:
+        """Same as save_json (the paper's save pickled; this saves graph JSON)."""
+        self.save_json(path)
+
+    @classmethod
+    def load(cls, path, verbose: bool = True) -> ForEach:
+        """Same as load_json; refuses pickle files (unpickling can run arbitrary code)."""
+        return cls.load_json(path, verbose=verbose)
+
+    def __reduce__(self):
+        # Pickling goes through the graph JSON, so unpickling builds nodes, never code.
+        return (_from_json_text, (type(self), self.to_json(), self.keep_graph_history, self.verbose))
+
+    def __deepcopy__(self, memo):
+        copy = type(self).__new__(type(self))
+        copy.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("_graph", "_runner")})
+        copy.simplification_history = list(self.simplification_history)
+        copy.rule_counts = dict(self.rule_counts)
+        copy._set_program(self._graph.copy(), self._output_id)
+        return copy
+
+    # ---- weights -------------------------------------------------------------------
+    def export_weights(self, path, target: str | None = None, format: str | None = None,
+                       positivity: str = "split", box=None, horizon: int = 0,
+                       gru_update: str = "pytorch", stacked: bool = False,
+                       hawk_residual: bool = True) -> dict:
+        """Writes a target architecture's float64 weights (docs/weights-format.md), as
+        `lsrl export` does. A program that is not yet a path is compiled first (exactly,
+        without changing this ForEach).
+
+        target: linear-rnn, gated-linear-rnn, rnn, gated-rnn, gru, lstm or hawk (default:
+        linear-rnn without Multiplicative nodes, gated-linear-rnn with them).
+        format: "safetensors" or "npz" (default: from the extension, .npz is npz).
+        positivity ("split"|"shift"), box=(lo, hi), horizon, gru_update ("paper"|"pytorch"),
+        stacked, hawk_residual: the target options of `lsrl compile --target`.
+        Returns {format, target, tensors, values, output}.
+        """
+        return _lsrl.export_weights(self._graph, self._output_id, os.fspath(path), target, format,
+                                    positivity, None if box is None else tuple(box), horizon,
+                                    gru_update, stacked, hawk_residual, "")
+
+    def __repr__(self) -> str:
+        return f"<lsrl.ForEach {self.input.dim}->{self.output.dim}, {len(self.topological_sort())} nodes>"
+
+
+def _refuse_pickle(path: str) -> None:
+    """Raises ValueError when the file is a Python pickle, without unpickling it: protocols
+    2 and later start with the PROTO opcode (0x80), and every pickle ends with the STOP
+    opcode "." (a JSON text never does). A file that cannot be read is left to the
+    loader, which names the problem as the CLI does."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1)
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(size - 1, 0))
+            tail = f.read(1)
+    except OSError:
+        return
+    if head == b"\x80" or tail == b".":
+        raise ValueError(
+            f"{path}: this is a Python pickle (as the paper's reference implementation saves), "
+            "not a graph file; pickles are never loaded because unpickling can run arbitrary "
+            "code. Rebuild the program and save it with ForEach.save / save_json.")
+
+
+def _from_json_text(cls, text, keep_graph_history, verbose):
+    graph, output = _lsrl.program_from_json(text)
+    return cls(_wrap(graph, output), keep_graph_history=keep_graph_history, verbose=verbose)
