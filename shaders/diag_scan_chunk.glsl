@@ -5,14 +5,21 @@
 // A chunk is WIDTH lanes × STEPS steps of one pack (diag_scan_packs.glsl). Each lane
 // composes its STEPS affine pairs (a, b) serially, then the lanes scan those compositions
 // cooperatively (subgroup shuffles or shared memory, Hillis–Steele) under
-// (a, b) then (a', b') = (a'·a, a'·b + b').
+// (a, b) then (a', b') = (a'·a, a'·b + b'). Two schedules:
+// reduce-then-scan (every chunk of every sequence at once, for few long sequences)
 //   PHASE 0 (reduce): the chunk's composition goes to carry[b][chunk][pack] (A, B).
 //   PHASE 1 (apply):  carry[b][chunk][pack].A holds the state entering the chunk (from
 //                     diag_scan_carry); each lane applies its exclusive prefix to it and
 //                     walks its steps, writing h once.
-// Rescanning the chunk from its true carry (reduce-then-scan) reads a, b twice and writes
-// h once; local results plus a fix-up pass would also re-read and re-write h.
+//   Rescanning the chunk from its true carry reads a, b twice and writes h once; local
+//   results plus a fix-up pass would also re-read and re-write h.
+// chained (one pass, when batch × channels alone fill the device)
+//   PHASE 2: a workgroup walks chunks [p.firstChunk, p.firstChunk + p.chunkCount) of its
+//            packs in order, the state entering a chunk being the state its last lane
+//            left after the previous one (h0 or zero before chunk 0; before a dispatch's
+//            first chunk, the h the previous dispatch wrote last). a, b read once.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #if SCAN_WITH_SUBGROUP
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle_relative : require
@@ -30,11 +37,12 @@ layout(constant_id = 5) const bool WIDE = false;
 
 DECLARE_PACKED_INPUT(0, a)
 DECLARE_PACKED_INPUT(1, x)
-DECLARE_PACKED_OUTPUT(2)
+DECLARE_PACKED_STATE(2)
 layout(std430, binding = 3) buffer CarryBuf { vec4 carry[]; };  // per pack: A, B
-// Strides and row length in packs.
+DECLARE_PACKED_INPUT(4, h0)
+// Strides and row length in packs; hasH0, firstChunk and chunkCount for PHASE 2.
 layout(push_constant) uniform Push {
-  uint batch, steps, rowPacks, chunks, aBatchStride, aStepStride;
+  uint batch, steps, rowPacks, chunks, aBatchStride, aStepStride, hasH0, firstChunk, chunkCount;
 } p;
 
 #if !SCAN_WITH_SUBGROUP
@@ -52,65 +60,101 @@ void main() {
   // Packs innermost, so a lane's loads of neighbouring packs are contiguous.
   const uint lane = gl_LocalInvocationIndex / PACKS;
   const uint local = gl_LocalInvocationIndex % PACKS;
+  const uint slot = lane * PACKS + local;
 #endif
   const uint pack = gl_WorkGroupID.x * PACKS + local;
-  const uint chunk = gl_WorkGroupID.y;
   const uint bi = gl_WorkGroupID.z;
-  const uint t0 = (chunk * WIDTH + lane) * STEPS;
-  const uint n = (pack < p.rowPacks && t0 < p.steps) ? min(STEPS, p.steps - t0) : 0u;
+  const bool valid = pack < p.rowPacks;
+  const uint firstChunk = PHASE == 2 ? p.firstChunk : gl_WorkGroupID.y;
+  const uint endChunk = PHASE == 2 ? p.firstChunk + p.chunkCount : firstChunk + 1;
 
-  // This lane's steps, loaded once, and their composition (A, B).
-  vec4 as[STEPS];
-  vec4 xs[STEPS];
-  // precise: no fused multiply-adds (the twins' rounding; the chunked order differs anyway).
-  precise vec4 A = packOne(), B = vec4(0.0);
-  for (uint k = 0; k < n; ++k) {
-    const uint t = t0 + k;
-    as[k] = aPack(bi * p.aBatchStride + t * p.aStepStride + pack);
-    xs[k] = xPack((bi * p.steps + t) * p.rowPacks + pack);
-    A = packProduct(as[k], A);
-    B = packProduct(as[k], B) + xs[k];
-  }
-
-  // Inclusive scan over the lanes, then the exclusive prefix (identity for lane 0).
-  vec4 beforeA = packOne(), beforeB = vec4(0.0);
-#if SCAN_WITH_SUBGROUP
-  for (uint d = 1; d < WIDTH; d <<= 1) {
-    const vec4 earlierA = subgroupShuffleUp(A, d), earlierB = subgroupShuffleUp(B, d);
-    if (lane >= d) {
-      B = packProduct(A, earlierB) + B;
-      A = packProduct(A, earlierA);
+  // The state entering the first chunk (PHASE 2; PHASE 1 reads it from carry).
+  precise vec4 entering = vec4(0.0);
+  if (PHASE == 2 && valid) {
+    if (firstChunk > 0) {
+      entering = loadH((bi * p.steps + firstChunk * WIDTH * STEPS - 1) * p.rowPacks + pack);
+    } else if (p.hasH0 != 0) {
+      entering = h0Pack(bi * p.rowPacks + pack);
     }
   }
-  const vec4 prevA = subgroupShuffleUp(A, 1), prevB = subgroupShuffleUp(B, 1);
-  if (lane > 0) beforeA = prevA, beforeB = prevB;
+
+  for (uint chunk = firstChunk; chunk < endChunk; ++chunk) {
+    const uint t0 = (chunk * WIDTH + lane) * STEPS;
+    const uint n = (valid && t0 < p.steps) ? min(STEPS, p.steps - t0) : 0u;
+
+    // This lane's steps, loaded once, and their composition (A, B).
+    vec4 as[STEPS];
+    vec4 xs[STEPS];
+    // precise: no fused multiply-adds (the twins' rounding; the chunked order differs anyway).
+    precise vec4 A = packOne(), B = vec4(0.0);
+    // Loops run to the constant STEPS (guarded by n) so that compilers unroll them and keep
+    // as[] and xs[] in registers: with a variable bound lavapipe indexes them in memory.
+    [[unroll]] for (uint k = 0; k < STEPS; ++k) {
+      if (k < n) {
+        const uint t = t0 + k;
+        as[k] = aPack(bi * p.aBatchStride + t * p.aStepStride + pack);
+        xs[k] = xPack((bi * p.steps + t) * p.rowPacks + pack);
+        A = packProduct(as[k], A);
+        B = packProduct(as[k], B) + xs[k];
+      }
+    }
+
+    // Inclusive scan over the lanes, then the exclusive prefix (identity for lane 0).
+    vec4 beforeA = packOne(), beforeB = vec4(0.0);
+#if SCAN_WITH_SUBGROUP
+    for (uint d = 1; d < WIDTH; d <<= 1) {
+      const vec4 earlierA = subgroupShuffleUp(A, d), earlierB = subgroupShuffleUp(B, d);
+      if (lane >= d) {
+        B = packProduct(A, earlierB) + B;
+        A = packProduct(A, earlierA);
+      }
+    }
+    const vec4 prevA = subgroupShuffleUp(A, 1), prevB = subgroupShuffleUp(B, 1);
+    if (lane > 0) beforeA = prevA, beforeB = prevB;
 #else
-  const uint slot = lane * PACKS + local;
-  laneA[slot] = A;
-  laneB[slot] = B;
-  for (uint d = 1; d < WIDTH; d <<= 1) {
-    barrier();
-    vec4 earlierA = packOne(), earlierB = vec4(0.0);
-    if (lane >= d) earlierA = laneA[slot - d * PACKS], earlierB = laneB[slot - d * PACKS];
-    barrier();
-    B = packProduct(A, earlierB) + B;
-    A = packProduct(A, earlierA);
+    if (PHASE == 2) barrier();  // the previous chunk's readers of laneA are done
     laneA[slot] = A;
     laneB[slot] = B;
-  }
-  barrier();
-  if (lane > 0) beforeA = laneA[slot - PACKS], beforeB = laneB[slot - PACKS];
+    for (uint d = 1; d < WIDTH; d <<= 1) {
+      barrier();
+      vec4 earlierA = packOne(), earlierB = vec4(0.0);
+      if (lane >= d) earlierA = laneA[slot - d * PACKS], earlierB = laneB[slot - d * PACKS];
+      barrier();
+      B = packProduct(A, earlierB) + B;
+      A = packProduct(A, earlierA);
+      laneA[slot] = A;
+      laneB[slot] = B;
+    }
+    barrier();
+    if (lane > 0) beforeA = laneA[slot - PACKS], beforeB = laneB[slot - PACKS];
 #endif
 
-  if (pack >= p.rowPacks) return;
-  const uint carrySlot = 2 * ((bi * p.chunks + chunk) * p.rowPacks + pack);
-  if (PHASE == 0) {
-    if (lane == WIDTH - 1) carry[carrySlot] = A, carry[carrySlot + 1] = B;
-    return;
-  }
-  precise vec4 state = packProduct(beforeA, carry[carrySlot]) + beforeB;
-  for (uint k = 0; k < n; ++k) {
-    state = packProduct(as[k], state) + xs[k];
-    storeH((bi * p.steps + t0 + k) * p.rowPacks + pack, state);
+    const uint carrySlot = 2 * ((bi * p.chunks + chunk) * p.rowPacks + pack);
+    if (PHASE == 0) {
+      if (valid && lane == WIDTH - 1) carry[carrySlot] = A, carry[carrySlot + 1] = B;
+      continue;
+    }
+    if (PHASE == 1 && valid) entering = carry[carrySlot];
+    precise vec4 state = packProduct(beforeA, entering) + beforeB;
+    [[unroll]] for (uint k = 0; k < STEPS; ++k) {
+      if (k < n) {
+        state = packProduct(as[k], state) + xs[k];
+        storeH((bi * p.steps + t0 + k) * p.rowPacks + pack, state);
+      }
+    }
+    if (PHASE != 2) continue;
+    // The next chunk starts from the state the chunk's last lane left.
+#if SCAN_WITH_SUBGROUP
+    for (uint d = 1; d < WIDTH; d <<= 1) {
+      const vec4 later = subgroupShuffleDown(state, d);
+      if (lane + d < WIDTH) state = later;  // lane i ends with lane min(i + 2d − 1, W − 1)'s
+    }
+    entering = state;
+#else
+    barrier();  // every lane has read its prefix from laneA
+    if (lane == WIDTH - 1) laneA[slot] = state;
+    barrier();
+    entering = laneA[(WIDTH - 1) * PACKS + local];
+#endif
   }
 }

@@ -28,10 +28,11 @@ vec4 packOne() { return COMPLEX ? vec4(1.0, 0.0, 1.0, 0.0) : vec4(1.0); }
                    : vec4(NAME[pack], 0.0, 0.0, 0.0);                                    \
   }
 
-// The same for the output h: storeH(pack, value).
-#define DECLARE_PACKED_OUTPUT(BINDING)                                                   \
-  layout(std430, binding = BINDING) writeonly buffer StateFloats { float h[]; };        \
-  layout(std430, binding = BINDING) writeonly buffer StateVec4s { vec4 h4[]; };         \
+// The output h: storeH(pack, value), and loadH(pack) for kernels that continue from the
+// last state an earlier dispatch wrote.
+#define DECLARE_PACKED_STATE(BINDING)                                                    \
+  layout(std430, binding = BINDING) buffer StateFloats { float h[]; };                  \
+  layout(std430, binding = BINDING) buffer StateVec4s { vec4 h4[]; };                   \
   void storeH(uint pack, vec4 v) {                                                       \
     if (WIDE) {                                                                          \
       h4[pack] = v;                                                                      \
@@ -41,4 +42,9 @@ vec4 packOne() { return COMPLEX ? vec4(1.0, 0.0, 1.0, 0.0) : vec4(1.0); }
     } else {                                                                             \
       h[pack] = v.x;                                                                     \
     }                                                                                    \
+  }                                                                                      \
+  vec4 loadH(uint pack) {                                                                \
+    if (WIDE) return h4[pack];                                                           \
+    return COMPLEX ? vec4(h[2 * pack], h[2 * pack + 1], 0.0, 0.0)                        \
+                   : vec4(h[pack], 0.0, 0.0, 0.0);                                       \
   }

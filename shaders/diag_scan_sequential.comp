@@ -12,8 +12,7 @@ layout(constant_id = 1) const bool WIDE = false;
 DECLARE_PACKED_INPUT(0, a)
 DECLARE_PACKED_INPUT(1, x)
 DECLARE_PACKED_INPUT(2, h0)
-DECLARE_PACKED_OUTPUT(3)
-DECLARE_PACKED_INPUT(3, prevH)  // the same buffer: where the last dispatch's walk ended
+DECLARE_PACKED_STATE(3)
 // Strides and row length in packs.
 layout(push_constant) uniform Push {
   uint batch, steps, rowPacks, aBatchStride, aStepStride, hasH0;
@@ -25,7 +24,7 @@ void main() {
   for (uint i = gl_GlobalInvocationID.x; i < p.batch * p.rowPacks; i += stride) {
     const uint bi = i / p.rowPacks, pack = i % p.rowPacks;
     // precise: each step rounds as the CPU twin's (no fused multiply-adds on any device).
-    precise vec4 state = p.t0 > 0        ? prevHPack((bi * p.steps + p.t0 - 1) * p.rowPacks + pack)
+    precise vec4 state = p.t0 > 0        ? loadH((bi * p.steps + p.t0 - 1) * p.rowPacks + pack)
                  : p.hasH0 != 0 ? h0Pack(i)
                                 : vec4(0.0);
     for (uint t = p.t0; t < p.t0 + p.count; ++t) {

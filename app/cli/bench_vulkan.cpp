@@ -94,25 +94,44 @@ int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
   const double copyMs = gpu::timeCopy(*dev, copyBytes, o.repeats);
   const double copyGBs = 2.0 * copyBytes / (copyMs * 1e6);
   gpu::ScanKernels scans(*dev);
-  gpu::ScanOptions chunked;  // Auto
+  gpu::ScanOptions chunked;  // Auto: the path and the schedule this device and shape get
+  const gpu::DiagScanShape diagShape{
+      scanShape, {(long long)scanShape.steps * scanShape.channels, scanShape.channels}};
+  const gpu::ScanSchedule schedule = scans.resolveSchedule(diagShape, chunked);
+  // The other schedule of the same path, reported beside it.
+  gpu::ScanOptions other = chunked;
+  other.schedule = schedule == gpu::ScanSchedule::Chained ? gpu::ScanSchedule::ReduceThenScan
+                                                          : gpu::ScanSchedule::Chained;
   gpu::ScanOptions sequential;
   sequential.path = gpu::ScanPath::Sequential;
   const double chunkedMs = scans.timeDiagScan(scanShape, chunked, o.repeats);
+  const double otherMs = scans.timeDiagScan(scanShape, other, o.repeats);
   const double sequentialMs = scans.timeDiagScan(scanShape, sequential, o.repeats);
   const double chunkedGBs = scanBytes / (chunkedMs * 1e6);
+  const double otherGBs = scanBytes / (otherMs * 1e6);
   const double sequentialGBs = scanBytes / (sequentialMs * 1e6);
-  out << "copy            " << fmt("%8.3f ms", copyMs) << fmt("  %7.2f GB/s", copyGBs) << "\n"
-      << "scan (" << gpu::scanPathName(scans.resolve(chunked)) << ", chunked) "
-      << fmt("%8.3f ms", chunkedMs) << fmt("  %7.2f GB/s", chunkedGBs)
-      << fmt("  = %.0f%% of copy", 100 * chunkedGBs / copyGBs) << "\n"
-      << "scan (sequential) " << fmt("%8.3f ms", sequentialMs) << fmt("  %7.2f GB/s", sequentialGBs)
-      << fmt("  = %.0f%% of copy", 100 * sequentialGBs / copyGBs) << "\n";
+  const std::string path = gpu::scanPathName(scans.resolve(chunked));
+  auto line = [&](const std::string& name, double ms, double gbs) {
+    out << name << std::string(name.size() < 46 ? 46 - name.size() : 1, ' ') << fmt("%9.3f ms", ms)
+        << fmt("  %7.2f GB/s", gbs) << fmt("  = %.0f%% of copy", 100 * gbs / copyGBs) << "\n";
+  };
+  out << "copy" << std::string(42, ' ') << fmt("%9.3f ms", copyMs) << fmt("  %7.2f GB/s", copyGBs)
+      << "\n";
+  line("scan, chunked (" + path + ", " + gpu::scanScheduleName(schedule) + ")", chunkedMs,
+       chunkedGBs);
+  line("scan, chunked (" + path + ", " + gpu::scanScheduleName(other.schedule) + ")", otherMs,
+       otherGBs);
+  line("scan, sequential per channel", sequentialMs, sequentialGBs);
   j["copy_ms"] = copyMs;
   j["copy_gb_per_s"] = copyGBs;
-  j["scan_path"] = gpu::scanPathName(scans.resolve(chunked));
+  j["scan_path"] = path;
+  j["scan_schedule"] = gpu::scanScheduleName(schedule);
   j["scan_ms"] = chunkedMs;
   j["scan_gb_per_s"] = chunkedGBs;
   j["scan_over_copy"] = chunkedGBs / copyGBs;
+  j["other_schedule"] = gpu::scanScheduleName(other.schedule);
+  j["other_schedule_ms"] = otherMs;
+  j["other_schedule_over_copy"] = otherGBs / copyGBs;
   j["sequential_scan_ms"] = sequentialMs;
   j["sequential_scan_gb_per_s"] = sequentialGBs;
   j["sequential_over_copy"] = sequentialGBs / copyGBs;

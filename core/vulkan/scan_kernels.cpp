@@ -20,10 +20,16 @@ namespace {
 constexpr uint32_t kSequentialGroup = 64;    // local_size_x of the one-walker-per-channel kernels
 constexpr uint32_t kChunkInvocations = 128;  // invocations per chunked-scan workgroup (target)
 constexpr uint32_t kMaxGroups = 65535;       // the guaranteed minimum of maxComputeWorkGroupCount
+// Workgroups (batch × channel groups) from which the chained schedule keeps a device busy
+// without cutting time into parallel chunks: a CPU driver runs one workgroup per core at a
+// time; a GPU wants thousands of invocations in flight on every multiprocessor.
+constexpr size_t kChainedGroupsCpu = 16;
+constexpr size_t kChainedGroupsGpu = 2048;
 
 // Row lengths and strides of the diagonal scans count packs (diag_scan_packs.glsl).
 struct DiagPush {
   uint32_t batch, steps, rowPacks, chunks, aBatchStride, aStepStride;
+  uint32_t hasH0, firstChunk, chunkCount;  // the chained schedule's
 };
 struct CarryPush {
   uint32_t batch, rowPacks, chunks, hasH0;
@@ -110,6 +116,18 @@ const char* scanPathName(ScanPath path) {
   return "?";
 }
 
+const char* scanScheduleName(ScanSchedule schedule) {
+  switch (schedule) {
+    case ScanSchedule::Auto:
+      return "auto";
+    case ScanSchedule::ReduceThenScan:
+      return "reduce-then-scan";
+    case ScanSchedule::Chained:
+      return "chained";
+  }
+  return "?";
+}
+
 ScanPath ScanKernels::resolve(const ScanOptions& options) const {
   if (options.path != ScanPath::Auto) return options.path;
   // Shuffles (shuffle_relative) have no flag of their own in DeviceInfo; every device we
@@ -151,6 +169,18 @@ ChunkGeometry geometry(const DeviceInfo& info, ScanPath path, const ScanOptions&
 
 }  // namespace
 
+ScanSchedule ScanKernels::resolveSchedule(const DiagScanShape& shape,
+                                          const ScanOptions& options) const {
+  if (options.schedule != ScanSchedule::Auto) return options.schedule;
+  const ScanPath path = resolve(options);
+  if (path == ScanPath::Sequential) return ScanSchedule::ReduceThenScan;  // not chunked
+  const ChunkGeometry g = geometry(dev_.info(), path, options);
+  const size_t groups = size_t(std::max(shape.series.batch, 0)) *
+                        groupsFor(packingOf(shape, options).rowPacks, g.channelsPerGroup);
+  const size_t enough = dev_.info().type == "cpu" ? kChainedGroupsCpu : kChainedGroupsGpu;
+  return groups >= enough ? ScanSchedule::Chained : ScanSchedule::ReduceThenScan;
+}
+
 uint32_t ScanKernels::chunkSteps(const ScanOptions& options) const {
   const ScanPath path = resolve(options);
   return path == ScanPath::Sequential ? 0 : geometry(dev_.info(), path, options).chunkSteps();
@@ -159,7 +189,7 @@ uint32_t ScanKernels::chunkSteps(const ScanOptions& options) const {
 size_t ScanKernels::diagScanScratchBytes(const DiagScanShape& shape,
                                          const ScanOptions& options) const {
   const uint32_t chunk = chunkSteps(options);
-  if (chunk == 0) return 0;
+  if (chunk == 0 || resolveSchedule(shape, options) == ScanSchedule::Chained) return 0;
   const size_t chunks = (size_t(shape.series.steps) + chunk - 1) / chunk;
   // Per pack and chunk: the composition (A, B), two vec4.
   return size_t(shape.series.batch) * chunks * packingOf(shape, options).rowPacks * 8 *
@@ -201,7 +231,9 @@ void ScanKernels::recordDiagScan(Batch& batch, const DiagScanBuffers& buffers,
 
   const ChunkGeometry g = geometry(dev_.info(), path, options);
   const uint32_t chunks = (T + g.chunkSteps() - 1) / g.chunkSteps();
-  checkBuffer(kernel, "scratch", buffers.scratch, diagScanScratchBytes(shape, options));
+  const bool chained = resolveSchedule(shape, options) == ScanSchedule::Chained;
+  if (!chained)
+    checkBuffer(kernel, "scratch", buffers.scratch, diagScanScratchBytes(shape, options));
   const uint32_t channelGroups = groupsFor(P, g.channelsPerGroup);
   checkGroups(kernel, "channels", channelGroups);
   checkGroups(kernel, "time chunks", chunks);
@@ -209,14 +241,29 @@ void ScanKernels::recordDiagScan(Batch& batch, const DiagScanBuffers& buffers,
 
   const std::string name = path == ScanPath::Subgroup ? "diag_scan_subgroup" : "diag_scan_shared";
   auto chunkKernel = [&](uint32_t phase) -> const Kernel& {
-    return dev_.kernel(name, shaderCode(name), 4, sizeof(DiagPush),
+    return dev_.kernel(name, shaderCode(name), 5, sizeof(DiagPush),
                        {g.lanes, g.channelsPerGroup, g.stepsPerLane, uint32_t(shape.complex), phase,
                         uint32_t(packing.wide), g.lanes * g.channelsPerGroup});
   };
-  const DiagPush push{B, T, P, chunks, packing.aBatchStride, packing.aStepStride};
+  DiagPush push{B, T, P, chunks, packing.aBatchStride, packing.aStepStride, hasH0, 0, 0};
+  if (chained) {
+    // One pass in dispatches of a bounded number of chunks (kernel_support.h): per chunk an
+    // invocation loops over its steps twice and over the lanes' scan and broadcast.
+    const uint64_t iterationsPerChunk =
+        2 * uint64_t(g.stepsPerLane) + 2 * uint64_t(std::bit_width(g.lanes)) + 2;
+    const uint32_t perDispatch = stepsPerDispatch(iterationsPerChunk);
+    const Buffer* unusedCarry = buffers.scratch ? buffers.scratch : buffers.a;
+    for (uint32_t first = 0; first < chunks; first += perDispatch) {
+      push.firstChunk = first;
+      push.chunkCount = std::min(perDispatch, chunks - first);
+      batch.dispatch(chunkKernel(2), {buffers.a, buffers.b, buffers.h, unusedCarry, h0}, &push,
+                     sizeof push, channelGroups, 1, B);
+    }
+    return;
+  }
   // Phase 1: compositions of every chunk but the last (nothing needs the last one's).
   if (chunks > 1)
-    batch.dispatch(chunkKernel(0), {buffers.a, buffers.b, buffers.h, buffers.scratch}, &push,
+    batch.dispatch(chunkKernel(0), {buffers.a, buffers.b, buffers.h, buffers.scratch, h0}, &push,
                    sizeof push, channelGroups, chunks - 1, B);
   // Phase 2: the state entering each chunk.
   const Kernel& carry =
@@ -225,7 +272,7 @@ void ScanKernels::recordDiagScan(Batch& batch, const DiagScanBuffers& buffers,
   batch.dispatch(carry, {h0, buffers.scratch}, &carryPush, sizeof carryPush,
                  strideGroups(size_t(B) * P, kSequentialGroup));
   // Phase 3: every chunk rescanned from its carry, h written once.
-  batch.dispatch(chunkKernel(1), {buffers.a, buffers.b, buffers.h, buffers.scratch}, &push,
+  batch.dispatch(chunkKernel(1), {buffers.a, buffers.b, buffers.h, buffers.scratch, h0}, &push,
                  sizeof push, channelGroups, chunks, B);
 }
 

@@ -31,8 +31,16 @@ enum class ScanPath {
   Sequential,  // one invocation per (b, c) over all T
 };
 
+// How a chunked path (Subgroup, Shared) orders the chunks of a series.
+enum class ScanSchedule {
+  Auto,            // Chained when batch × channel groups alone fill the device
+  ReduceThenScan,  // every chunk at once in three passes: a and b read twice
+  Chained,         // one pass, each workgroup walking its channels' chunks: a, b read once
+};
+
 struct ScanOptions {
   ScanPath path = ScanPath::Auto;
+  ScanSchedule schedule = ScanSchedule::Auto;
   uint32_t sharedWidth = 32;  // lanes of the Shared path: a power of two, 2 … 256
   uint32_t stepsPerLane = 8;  // a chunk is lanes × stepsPerLane steps
   // Give each invocation a vec4 of floats (4 real or 2 complex channels) when the rows
@@ -41,6 +49,7 @@ struct ScanOptions {
 };
 
 const char* scanPathName(ScanPath path);
+const char* scanScheduleName(ScanSchedule schedule);
 
 // The shape of a diagonal scan: series, the transition's strides, real or complex.
 struct DiagScanShape {
@@ -74,6 +83,8 @@ class ScanKernels {
 
   // The path `options` resolves to on this device (never Auto).
   ScanPath resolve(const ScanOptions& options) const;
+  // The schedule a chunked path runs `shape` with on this device (never Auto).
+  ScanSchedule resolveSchedule(const DiagScanShape& shape, const ScanOptions& options) const;
   // Time steps per chunk of a chunked path (0 for Sequential).
   uint32_t chunkSteps(const ScanOptions& options) const;
   size_t diagScanScratchBytes(const DiagScanShape& shape, const ScanOptions& options) const;

@@ -55,16 +55,23 @@ struct PathCase {
 };
 
 // Every path this device can run: the subgroup one where it has subgroups, the shared one
-// at the widths the issue names, and the sequential baseline.
+// at the widths the issue names, each under both schedules, and the sequential baseline.
 std::vector<PathCase> pathsOf(const Device& dev) {
-  std::vector<PathCase> paths;
-  if (dev.info().subgroupArithmetic) paths.push_back({{.path = ScanPath::Subgroup}, "subgroup"});
+  std::vector<PathCase> chunked;
+  if (dev.info().subgroupArithmetic) chunked.push_back({{.path = ScanPath::Subgroup}, "subgroup"});
   for (uint32_t width : {4u, 16u, 32u, 64u})
-    paths.push_back(
+    chunked.push_back(
         {{.path = ScanPath::Shared, .sharedWidth = width}, "shared" + std::to_string(width)});
-  paths.push_back({{.path = ScanPath::Shared, .sharedWidth = 8, .stepsPerLane = 1}, "shared8x1"});
-  paths.push_back(
+  chunked.push_back({{.path = ScanPath::Shared, .sharedWidth = 8, .stepsPerLane = 1}, "shared8x1"});
+  chunked.push_back(
       {{.path = ScanPath::Shared, .sharedWidth = 16, .packFour = false}, "shared16x1ch"});
+  std::vector<PathCase> paths;
+  for (PathCase p : chunked) {
+    for (const ScanSchedule schedule : {ScanSchedule::ReduceThenScan, ScanSchedule::Chained}) {
+      p.options.schedule = schedule;
+      paths.push_back({p.options, p.name + " " + scanScheduleName(schedule)});
+    }
+  }
   paths.push_back({{.path = ScanPath::Sequential}, "sequential"});
   return paths;
 }
@@ -302,6 +309,57 @@ TEST(VulkanScan, SequentialScanContinuesAcrossDispatches) {
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
 }
 
+TEST(VulkanScan, AutoChainsTheChunksWhenTheBatchFillsTheDevice) {
+  LSRL_VULKAN_DEVICE(dev);
+  ScanKernels scans(dev);
+  auto scheduleOf = [&](SeriesShape s) {
+    return scans.resolveSchedule({s, {(long long)s.steps * s.channels, s.channels}}, {});
+  };
+  // One short row: time is the only parallelism left.
+  EXPECT_EQ(scheduleOf({1, 4096, 4}), ScanSchedule::ReduceThenScan);
+  // Thousands of sequences of many channels fill any device.
+  EXPECT_EQ(scheduleOf({4096, 64, 1024}), ScanSchedule::Chained);
+  EXPECT_EQ(scans.resolveSchedule({{1, 64, 4}, {0, 0}}, {.schedule = ScanSchedule::Chained}),
+            ScanSchedule::Chained);
+  EXPECT_EQ(scans.resolveSchedule({{1, 64, 4}, {0, 0}}, {.path = ScanPath::Sequential}),
+            ScanSchedule::ReduceThenScan);  // not a chunked path: no schedule applies
+  // The chained schedule needs no scratch.
+  EXPECT_EQ(scans.diagScanScratchBytes({{8, 64, 8}, {512, 8}}, {.schedule = ScanSchedule::Chained}),
+            0u);
+  EXPECT_GT(scans.diagScanScratchBytes({{8, 64, 8}, {512, 8}},
+                                       {.schedule = ScanSchedule::ReduceThenScan}),
+            0u);
+}
+
+TEST(VulkanScan, ChainedScanContinuesAcrossDispatches) {
+  LSRL_VULKAN_DEVICE(dev);
+  ScanKernels scans(dev);
+  std::mt19937 rng(13);
+  // A chained dispatch walks at most a few hundred chunks (kernel_support.h): these series
+  // take several dispatches, each continuing from the state the last one wrote.
+  std::vector<ScanOptions> options = {{.path = ScanPath::Shared,
+                                       .schedule = ScanSchedule::Chained,
+                                       .sharedWidth = 4,
+                                       .stepsPerLane = 2}};
+  if (dev.info().subgroupArithmetic)
+    options.push_back({.path = ScanPath::Subgroup, .schedule = ScanSchedule::Chained});
+  for (const ScanOptions& o : options) {
+    for (const SeriesShape s : {SeriesShape{1, 90001, 4}, SeriesShape{2, 30000, 3}}) {
+      SCOPED_TRACE(std::string(scanPathName(o.path)) + " T=" + std::to_string(s.steps));
+      const size_t n = size_t(s.batch) * s.steps * s.channels;
+      const V a = uniform(rng, n, 0.9f, 1.0f), b = uniform(rng, n, -1, 1);
+      const V h0 = uniform(rng, size_t(s.batch) * s.channels, -1, 1);
+      const batch::TransitionStrides full{(long long)s.steps * s.channels, s.channels};
+      EXPECT_TRUE(
+          matches(scans.diagScan(s, a, full, b, h0, o), batch::diagScan(s, a, full, b, h0)));
+      const V ca = uniform(rng, 2 * n, -0.7f, 0.7f), cb = uniform(rng, 2 * n, -1, 1);
+      EXPECT_TRUE(matches(scans.complexDiagScan(s, ca, full, cb, {}, o),
+                          batch::complexDiagScan(s, ca, full, cb, {})));
+    }
+  }
+  EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
+}
+
 TEST(VulkanScan, BadInputsAreErrorsNamingTheKernel) {
   LSRL_VULKAN_DEVICE(dev);
   ScanKernels scans(dev);
@@ -377,8 +435,10 @@ TEST(VulkanScan, TimesChunkedAgainstSequentialScan) {
   std::sort(copyMs.begin() + 1, copyMs.end());
   const double copyGBs = 2.0 * count4 * 16 / (copyMs[3] * 1e6);
   std::printf("copy: %.3f ms, %.2f GB/s\n", copyMs[3], copyGBs);
-  std::vector<PathCase> paths = {
-      {{}, std::string("auto (") + scanPathName(scans.resolve({})) + ")"}};
+  const DiagScanShape diag{shape, {(long long)shape.steps * shape.channels, shape.channels}};
+  std::vector<PathCase> paths = {{{},
+                                  std::string("auto (") + scanPathName(scans.resolve({})) + ", " +
+                                      scanScheduleName(scans.resolveSchedule(diag, {})) + ")"}};
   for (uint32_t steps : {4u, 16u, 32u})
     paths.push_back({{.stepsPerLane = steps}, "auto " + std::to_string(steps) + "/lane"});
   for (const PathCase& p : pathsOf(dev))
