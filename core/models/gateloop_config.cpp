@@ -1,6 +1,7 @@
 // GateLoopConfig's JSON form and the weight tensors a config implies (gateloop.h).
 #include <string>
 
+#include "core/models/config_reader.h"
 #include "core/models/gateloop.h"
 #include "core/util/error.h"
 
@@ -10,37 +11,9 @@ namespace {
 
 using nlohmann::json;
 
+const ConfigReader reader{"gateloop"};
+
 constexpr long long kMaxElements = 1000000;  // "absurd" sizes: more than 10^6 weights / steps
-
-[[noreturn]] void bad(const std::string& key, const std::string& what) {
-  throw Error("gateloop config: \"" + key + "\": " + what);
-}
-
-int integerAt(const json& v, const std::string& key, long long lo, long long hi) {
-  const std::string range =
-      "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi);
-  if (!v.is_number_integer()) bad(key, range + ", got " + v.dump());
-  // Unsigned JSON integers (what parsing "0" gives) may not fit a long long.
-  const bool tooBig =
-      v.is_number_unsigned() && v.get<unsigned long long>() > static_cast<unsigned long long>(hi);
-  if (tooBig || v.get<long long>() < lo || v.get<long long>() > hi)
-    bad(key, range + ", got " + v.dump());
-  return static_cast<int>(v.get<long long>());
-}
-
-bool boolAt(const json& v, const std::string& key) {
-  if (!v.is_boolean()) bad(key, "expected true or false, got " + v.dump());
-  return v.get<bool>();
-}
-
-template <class E>
-E nameAt(const json& v, const std::string& key, std::optional<E> (*fromName)(std::string_view),
-         const std::string& choices) {
-  if (!v.is_string()) bad(key, "expected one of " + choices + ", got " + v.dump());
-  const std::optional<E> e = fromName(v.get<std::string>());
-  if (!e) bad(key, "unknown name " + v.dump() + " (expected one of " + choices + ")");
-  return *e;
-}
 
 std::optional<bool> transitionsFromName(std::string_view name) {
   if (name == "data") return true;
@@ -76,54 +49,55 @@ GateLoopConfig GateLoopConfig::fromJson(const json& j) {
   GateLoopConfig c;
   for (const auto& [key, v] : j.items()) {
     if (key == "d_model")
-      c.dModel = integerAt(v, key, 1, kMaxElements);
+      c.dModel = reader.integer(v, key, 1, kMaxElements);
     else if (key == "layers")
-      c.layers = integerAt(v, key, 1, 1000);
+      c.layers = reader.integer(v, key, 1, 1000);
     else if (key == "d_h")
-      c.dh = integerAt(v, key, 1, kMaxElements);
+      c.dh = reader.integer(v, key, 1, kMaxElements);
     else if (key == "d_channel_mixing")
-      c.dChannelMixing = integerAt(v, key, 1, kMaxElements);
+      c.dChannelMixing = reader.integer(v, key, 1, kMaxElements);
     else if (key == "d_out")
-      c.dOut = integerAt(v, key, 1, kMaxElements);
+      c.dOut = reader.integer(v, key, 1, kMaxElements);
     else if (key == "magnitude_activation")
       c.magnitude =
-          nameAt<GateLoopMagnitude>(v, key, gateLoopMagnitudeFromName, "sigmoid, exp_exp");
+          reader.named<GateLoopMagnitude>(v, key, gateLoopMagnitudeFromName, "sigmoid, exp_exp");
     else if (key == "phase_activation")
-      c.phase = nameAt<GateLoopPhase>(v, key, gateLoopPhaseFromName, "identity, pi_tanh");
+      c.phase = reader.named<GateLoopPhase>(v, key, gateLoopPhaseFromName, "identity, pi_tanh");
     else if (key == "transitions")
-      c.dataControlled = nameAt<bool>(v, key, transitionsFromName, "data, fixed");
+      c.dataControlled = reader.named<bool>(v, key, transitionsFromName, "data, fixed");
     else if (key == "output_projection")
-      c.outputProjection = boolAt(v, key);
+      c.outputProjection = reader.boolean(v, key);
     else if (key == "layer_norm")
-      c.layerNorm = boolAt(v, key);
+      c.layerNorm = reader.boolean(v, key);
     else if (key == "channel_mixing")
-      c.channelMixing = boolAt(v, key);
+      c.channelMixing = reader.boolean(v, key);
     else if (key == "residual")
-      c.residual = boolAt(v, key);
+      c.residual = reader.boolean(v, key);
     else if (key == "mode")
-      c.mode = nameAt<GateLoopMode>(v, key, gateLoopModeFromName,
-                                    "recurrent, scan, scan_hillis_steele, attention, "
-                                    "attention_naive, softmax");
+      c.mode = reader.named<GateLoopMode>(v, key, gateLoopModeFromName,
+                                          "recurrent, scan, scan_hillis_steele, attention, "
+                                          "attention_naive, softmax");
     else if (key == "seed") {
       if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<long long>() < 0))
-        bad(key, "expected a non-negative integer, got " + v.dump());
+        reader.bad(key, "expected a non-negative integer, got " + v.dump());
       c.seed = v.get<uint64_t>();
     } else if (key == "task_length")
-      c.task.length = integerAt(v, key, 0, kMaxElements);
+      c.task.length = reader.integer(v, key, 0, kMaxElements);
     else if (key == "task_resets")
-      c.task.resets = integerAt(v, key, 0, kMaxElements);
+      c.task.resets = reader.integer(v, key, 0, kMaxElements);
     else if (key == "max_number")
-      c.task.maxNumber = integerAt(v, key, 0, kMaxElements);
+      c.task.maxNumber = reader.integer(v, key, 0, kMaxElements);
     else if (key == "modulus")
-      c.task.modulus = integerAt(v, key, 1, kMaxElements);
+      c.task.modulus = reader.integer(v, key, 1, kMaxElements);
     else
-      bad(key, "unknown key");
+      reader.bad(key, "unknown key");
   }
   if (c.dModel % c.dh != 0)
-    bad("d_h", std::to_string(c.dh) + " does not divide d_model = " + std::to_string(c.dModel));
+    reader.bad("d_h",
+               std::to_string(c.dh) + " does not divide d_model = " + std::to_string(c.dModel));
   if (c.task.length > 0 && c.task.resets >= c.task.length)
-    bad("task_resets", std::to_string(c.task.resets) + " do not fit task_length " +
-                           std::to_string(c.task.length) + " (at most task_length − 1)");
+    reader.bad("task_resets", std::to_string(c.task.resets) + " do not fit task_length " +
+                                  std::to_string(c.task.length) + " (at most task_length − 1)");
   long long total = 0;
   for (const GateLoopWeightSpec& s : gateLoopWeightSpecs(c)) {
     long long n = 1;

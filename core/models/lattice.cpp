@@ -3,6 +3,7 @@
 #include <cmath>
 #include <utility>
 
+#include "core/models/dense_layers.h"
 #include "core/models/lattice_demos.h"
 #include "core/util/error.h"
 
@@ -93,7 +94,6 @@ std::vector<std::pair<std::string, Shape>> weightShapes(const LatticeConfig& c) 
 }
 
 double sigmoid(double z) { return 1 / (1 + std::exp(-z)); }
-double gelu(double z) { return 0.5 * z * (1 + std::erf(z / std::sqrt(2.0))); }
 
 // wᵀx + b for the row of a matrix that starts at `w` (x.size() entries).
 double affine(const double* w, const Vector& x, double b) {

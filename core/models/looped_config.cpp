@@ -2,6 +2,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/models/config_reader.h"
 #include "core/models/looped.h"
 #include "core/util/error.h"
 
@@ -11,46 +12,10 @@ namespace {
 
 using nlohmann::json;
 
+const ConfigReader reader{"looped"};
+
 constexpr long long kMaxElements = 1000000;  // "absurd": more than 10^6 weights
 constexpr long long kMaxLoops = 100000;
-
-[[noreturn]] void bad(const std::string& key, const std::string& what) {
-  throw Error("looped config: \"" + key + "\": " + what);
-}
-
-int integerAt(const json& v, const std::string& key, long long lo, long long hi) {
-  const std::string range =
-      "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi);
-  if (!v.is_number_integer()) bad(key, range + ", got " + v.dump());
-  const bool tooBig =
-      v.is_number_unsigned() && v.get<unsigned long long>() > static_cast<unsigned long long>(hi);
-  if (tooBig || v.get<long long>() < lo || v.get<long long>() > hi)
-    bad(key, range + ", got " + v.dump());
-  return static_cast<int>(v.get<long long>());
-}
-
-double numberAt(const json& v, const std::string& key, double lo, bool loOpen) {
-  const std::string range =
-      std::string("expected a finite number ") + (loOpen ? "> " : "≥ ") + json(lo).dump();
-  if (!v.is_number()) bad(key, range + ", got " + v.dump());
-  const double x = v.get<double>();
-  if (!std::isfinite(x) || x < lo || (loOpen && x == lo)) bad(key, range + ", got " + v.dump());
-  return x;
-}
-
-bool boolAt(const json& v, const std::string& key) {
-  if (!v.is_boolean()) bad(key, "expected true or false, got " + v.dump());
-  return v.get<bool>();
-}
-
-template <class E>
-E nameAt(const json& v, const std::string& key, std::optional<E> (*fromName)(std::string_view),
-         const std::string& choices) {
-  if (!v.is_string()) bad(key, "expected one of " + choices + ", got " + v.dump());
-  const std::optional<E> e = fromName(v.get<std::string>());
-  if (!e) bad(key, "unknown name " + v.dump() + " (expected one of " + choices + ")");
-  return *e;
-}
 
 // Two-valued string options stored as bools.
 template <const char* kFalse, const char* kTrue>
@@ -128,80 +93,81 @@ LoopedConfig LoopedConfig::fromJson(const json& j) {
   bool headDimGiven = false;
   for (const auto& [key, v] : j.items()) {
     if (key == "d")
-      c.d = integerAt(v, key, 1, kMaxElements);
+      c.d = reader.integer(v, key, 1, kMaxElements);
     else if (key == "heads")
-      c.heads = integerAt(v, key, 1, kMaxElements);
+      c.heads = reader.integer(v, key, 1, kMaxElements);
     else if (key == "head_dim") {
-      c.headDim = integerAt(v, key, 1, kMaxElements);
+      c.headDim = reader.integer(v, key, 1, kMaxElements);
       headDimGiven = true;
     } else if (key == "d_ff")
-      c.dFf = integerAt(v, key, 1, kMaxElements);
+      c.dFf = reader.integer(v, key, 1, kMaxElements);
     else if (key == "d_freq")
-      c.dFreq = integerAt(v, key, 1, kMaxElements);
+      c.dFreq = reader.integer(v, key, 1, kMaxElements);
     else if (key == "loops")
-      c.loops = integerAt(v, key, 0, kMaxLoops);
+      c.loops = reader.integer(v, key, 0, kMaxLoops);
     else if (key == "d_out")
-      c.dOut = integerAt(v, key, 1, kMaxElements);
+      c.dOut = reader.integer(v, key, 1, kMaxElements);
     else if (key == "timestep")
-      c.timestep = nameAt<LoopedTimestep>(v, key, loopedTimestepFromName, "tmlt, plain");
+      c.timestep = reader.named<LoopedTimestep>(v, key, loopedTimestepFromName, "tmlt, plain");
     else if (key == "pe_layout")
-      c.peLayout = nameAt<PeLayout>(v, key, peLayoutFromName, "cos_sin, sin_cos_interleaved");
+      c.peLayout = reader.named<PeLayout>(v, key, peLayoutFromName, "cos_sin, sin_cos_interleaved");
     else if (key == "scoring")
-      c.scoring = nameAt<LoopedScoring>(v, key, loopedScoringFromName, "softmax, hardmax");
+      c.scoring = reader.named<LoopedScoring>(v, key, loopedScoringFromName, "softmax, hardmax");
     else if (key == "softmax_lambda")
-      c.softmaxLambda = numberAt(v, key, 0, true);
+      c.softmaxLambda = reader.number(v, key, 0, true);
     else if (key == "scale_rsqrt_s")
-      c.scaleRsqrtS = boolAt(v, key);
+      c.scaleRsqrtS = reader.boolean(v, key);
     else if (key == "causal")
-      c.causal = boolAt(v, key);
+      c.causal = reader.boolean(v, key);
     else if (key == "norm")
-      c.norm = nameAt<LoopedNorm>(v, key, loopedNormFromName, "rms, none");
+      c.norm = reader.named<LoopedNorm>(v, key, loopedNormFromName, "rms, none");
     else if (key == "rms_eps")
-      c.rmsEps = numberAt(v, key, 0, false);
+      c.rmsEps = reader.number(v, key, 0, false);
     else if (key == "activation")
-      c.activation = nameAt<LoopedActivation>(v, key, loopedActivationFromName, "gelu, relu");
+      c.activation = reader.named<LoopedActivation>(v, key, loopedActivationFromName, "gelu, relu");
     else if (key == "inject")
-      c.inject = nameAt<bool>(v, key, choice<kNone, kAddInput>, "none, add_input");
+      c.inject = reader.named<bool>(v, key, choice<kNone, kAddInput>, "none, add_input");
     else if (key == "x0")
-      c.x0Zero = nameAt<bool>(v, key, choice<kInput, kZero>, "input, zero");
+      c.x0Zero = reader.named<bool>(v, key, choice<kInput, kZero>, "input, zero");
     else if (key == "qkvo_bias")
-      c.qkvoBias = boolAt(v, key);
+      c.qkvoBias = reader.boolean(v, key);
     else if (key == "ff_bias")
-      c.ffBias = boolAt(v, key);
+      c.ffBias = reader.boolean(v, key);
     else if (key == "baseline_compat")
-      c.baselineCompat = boolAt(v, key);
+      c.baselineCompat = reader.boolean(v, key);
     else if (key == "modulation_init")
-      c.zeroModulationInit = nameAt<bool>(v, key, choice<kRandom, kZero>, "random, zero");
+      c.zeroModulationInit = reader.named<bool>(v, key, choice<kRandom, kZero>, "random, zero");
     else if (key == "seed") {
       if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<long long>() < 0))
-        bad(key, "expected a non-negative integer, got " + v.dump());
+        reader.bad(key, "expected a non-negative integer, got " + v.dump());
       c.seed = v.get<uint64_t>();
     } else if (key == "task_tokens")
-      c.task.tokens = integerAt(v, key, 0, kMaxElements);
+      c.task.tokens = reader.integer(v, key, 0, kMaxElements);
     else if (key == "task_string_length")
-      c.task.stringLength = integerAt(v, key, 1, kMaxElements);
+      c.task.stringLength = reader.integer(v, key, 1, kMaxElements);
     else if (key == "sudoku_box")
-      c.task.sudokuBox = integerAt(v, key, 2, 3);
+      c.task.sudokuBox = reader.integer(v, key, 2, 3);
     else if (key == "sudoku_blanks")
-      c.task.sudokuBlanks = integerAt(v, key, 0, 81);
+      c.task.sudokuBlanks = reader.integer(v, key, 0, 81);
     else if (key == "icl_dim")
-      c.task.iclDim = integerAt(v, key, 1, kMaxElements);
+      c.task.iclDim = reader.integer(v, key, 1, kMaxElements);
     else if (key == "icl_points")
-      c.task.iclPoints = integerAt(v, key, 0, kMaxElements);
+      c.task.iclPoints = reader.integer(v, key, 0, kMaxElements);
     else if (key == "id_base")
-      c.task.idBase = integerAt(v, key, 1, kMaxElements);
+      c.task.idBase = reader.integer(v, key, 1, kMaxElements);
     else
-      bad(key, "unknown key");
+      reader.bad(key, "unknown key");
   }
   if (!headDimGiven) {
     if (c.d % c.heads != 0)
-      bad("heads", std::to_string(c.heads) + " do not divide d = " + std::to_string(c.d) +
-                       " (give \"head_dim\")");
+      reader.bad("heads", std::to_string(c.heads) + " do not divide d = " + std::to_string(c.d) +
+                              " (give \"head_dim\")");
     c.headDim = c.d / c.heads;
   }
   if (c.task.sudokuBlanks >
       c.task.sudokuBox * c.task.sudokuBox * c.task.sudokuBox * c.task.sudokuBox)
-    bad("sudoku_blanks", std::to_string(c.task.sudokuBlanks) + " exceed the cells of the grid");
+    reader.bad("sudoku_blanks",
+               std::to_string(c.task.sudokuBlanks) + " exceed the cells of the grid");
   long long total = 0;
   for (const LoopedWeightSpec& s : loopedWeightSpecs(c)) {
     long long n = 1;

@@ -1,6 +1,7 @@
 // MinRnnConfig's JSON form and the weight tensors a config implies (min_rnn_model.h).
 #include <string>
 
+#include "core/models/config_reader.h"
 #include "core/models/min_rnn_model.h"
 #include "core/util/error.h"
 
@@ -11,40 +12,6 @@ namespace {
 using nlohmann::json;
 
 constexpr long long kMaxElements = 1000000;  // "absurd" sizes: more than 10^6 weights
-
-struct Reader {
-  std::string kind;
-
-  [[noreturn]] void bad(const std::string& key, const std::string& what) const {
-    throw Error(kind + " config: \"" + key + "\": " + what);
-  }
-
-  int integer(const json& v, const std::string& key, long long lo, long long hi) const {
-    const std::string range =
-        "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi);
-    if (!v.is_number_integer()) bad(key, range + ", got " + v.dump());
-    // Unsigned JSON integers (what parsing "0" gives) may not fit a long long.
-    const bool tooBig =
-        v.is_number_unsigned() && v.get<unsigned long long>() > static_cast<unsigned long long>(hi);
-    if (tooBig || v.get<long long>() < lo || v.get<long long>() > hi)
-      bad(key, range + ", got " + v.dump());
-    return static_cast<int>(v.get<long long>());
-  }
-
-  bool boolean(const json& v, const std::string& key) const {
-    if (!v.is_boolean()) bad(key, "expected true or false, got " + v.dump());
-    return v.get<bool>();
-  }
-
-  template <class E>
-  E named(const json& v, const std::string& key, std::optional<E> (*fromName)(std::string_view),
-          const std::string& choices) const {
-    if (!v.is_string()) bad(key, "expected one of " + choices + ", got " + v.dump());
-    const std::optional<E> e = fromName(v.get<std::string>());
-    if (!e) bad(key, "unknown name " + v.dump() + " (expected one of " + choices + ")");
-    return *e;
-  }
-};
 
 }  // namespace
 
@@ -73,7 +40,7 @@ json MinRnnConfig::toJson() const {
 }
 
 MinRnnConfig MinRnnConfig::fromJson(const json& j, MinRnnCell cell) {
-  const Reader r{minRnnCellKind(cell)};
+  const ConfigReader r{minRnnCellKind(cell)};
   if (!j.is_object()) throw Error(r.kind + " config: expected a JSON object, got " + j.dump());
   MinRnnConfig c;
   for (const auto& [key, v] : j.items()) {
@@ -111,7 +78,7 @@ MinRnnConfig MinRnnConfig::fromJson(const json& j, MinRnnCell cell) {
 }
 
 void MinRnnConfig::validate(MinRnnCell cell) const {
-  const Reader r{minRnnCellKind(cell)};
+  const ConfigReader r{minRnnCellKind(cell)};
   auto size = [&](const std::string& key, long long value, long long hi) {
     if (value < 1 || value > hi)
       r.bad(key,

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/models/dense_layers.h"
 #include "core/models/memory_horizon.h"  // oneHot
 #include "core/util/error.h"
 
@@ -11,34 +12,9 @@ namespace lsrl::models {
 
 namespace {
 
-constexpr double kLayerNormEps = 1e-5;
 constexpr double kHoldGate = 20;  // σ(±20) is 1 − 2e-9 or 2e-9: open or shut
 
 size_t sz(int64_t n) { return static_cast<size_t>(n); }
-
-// y = W x + b for W [out][in] row-major (b may be null: no bias).
-Vector linear(const Tensor& W, const Tensor* b, const Vector& x) {
-  const size_t out = sz(W.shape[0]), in = sz(W.shape[1]);
-  Vector y(out);
-  for (size_t i = 0; i < out; ++i) {
-    double s = b ? b->data[i] : 0.0;
-    for (size_t j = 0; j < in; ++j) s += W.data[i * in + j] * x[j];
-    y[i] = s;
-  }
-  return y;
-}
-
-Vector layerNorm(const Tensor& gain, const Tensor& bias, const Vector& x) {
-  double mean = 0, var = 0;
-  for (const double v : x) mean += v;
-  mean /= static_cast<double>(x.size());
-  for (const double v : x) var += (v - mean) * (v - mean);
-  var /= static_cast<double>(x.size());
-  const double inv = 1 / std::sqrt(var + kLayerNormEps);
-  Vector y(x.size());
-  for (size_t i = 0; i < x.size(); ++i) y[i] = (x[i] - mean) * inv * gain.data[i] + bias.data[i];
-  return y;
-}
 
 std::vector<double> flatten(const Sequence& rows) {
   std::vector<double> out;

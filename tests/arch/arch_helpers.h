@@ -85,6 +85,34 @@ inline void expectTargetMatches(const Graph& g, Target target, const ExactSequen
   }
 }
 
+// Two LinStates, ReLUs and a Multi with signed halves (the shape of architectures.md
+// §1.3's example): a path every target family builds.
+inline Graph pathWithMulti() {
+  Graph g;
+  Var x = Input(g, 2);
+  Var s = LinState(x, mat({{1, 0}, {Exact::rational(1, 2), -1}}), mat({{1, 0}, {0, 2}}),
+                   vec({1, -1}), vec({0, Exact::rational(1, 4)}));
+  Var r = ReLU(Linear(s, mat({{1, 1}, {-1, 2}, {0, 1}}), vec({0, 1, -1})));
+  Var c = Linear(r, mat({{1, 0, 0}, {0, -1, 1}, {1, 1, 0}, {0, 0, 2}}), vec({0, 0, -1, 1}));
+  Var d = Linear(Multi(c), mat({{1, -1}, {1, 1}}), vec({1, 0}));
+  Var s2 = LinState(d, mat({{Exact::rational(1, 3), 1}, {0, -1}}), mat({{1, 0}, {1, 1}}),
+                    vec({0, 2}), vec({1, 0}));
+  Var out = Linear(ReLU(Linear(s2, mat({{1, 2}, {-1, 0}}), vec({-1, 0}))), mat({{1, -2}, {3, 1}}),
+                   vec({0, Exact::rational(1, 3)}));
+  g.setOutput(out.id());
+  return g;
+}
+
+// A path without Multi (the targets that need one: linear-rnn, rnn).
+inline Graph multiFreePath() {
+  Graph g;
+  Var x = Input(g, 1);
+  Var s = LinState(x, mat({{1, 1}, {0, 1}}), mat({{1}, {0}}), vec({0, 1}));
+  Var out = Linear(ReLU(Linear(s, mat({{1, -1}}), vec({0}))), mat({{2}}), vec({1}));
+  g.setOutput(out.id());
+  return g;
+}
+
 inline bool hasMulti(const Graph& g) { return firstMulti(g) != kNoNode; }
 
 // One build configuration of a target, with a label for failure messages.

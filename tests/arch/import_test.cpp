@@ -25,31 +25,8 @@ using testing_arch::randomTokens;
 using testing_arch::TargetConfig;
 using testing_arch::vec;
 
-// Two LinStates, ReLUs and a Multi with signed halves (the same shape as §1.3's example).
-Graph program() {
-  Graph g;
-  Var x = Input(g, 2);
-  Var s = LinState(x, mat({{1, 0}, {Exact::rational(1, 2), -1}}), mat({{1, 0}, {0, 2}}),
-                   vec({1, -1}), vec({0, Exact::rational(1, 4)}));
-  Var r = ReLU(Linear(s, mat({{1, 1}, {-1, 2}, {0, 1}}), vec({0, 1, -1})));
-  Var c = Linear(r, mat({{1, 0, 0}, {0, -1, 1}, {1, 1, 0}, {0, 0, 2}}), vec({0, 0, -1, 1}));
-  Var d = Linear(Multi(c), mat({{1, -1}, {1, 1}}), vec({1, 0}));
-  Var s2 = LinState(d, mat({{Exact::rational(1, 3), 1}, {0, -1}}), mat({{1, 0}, {1, 1}}),
-                    vec({0, 2}), vec({1, 0}));
-  Var out = Linear(ReLU(Linear(s2, mat({{1, 2}, {-1, 0}}), vec({-1, 0}))), mat({{1, -2}, {3, 1}}),
-                   vec({0, Exact::rational(1, 3)}));
-  g.setOutput(out.id());
-  return g;
-}
-
-Graph multiFree() {
-  Graph g;
-  Var x = Input(g, 1);
-  Var s = LinState(x, mat({{1, 1}, {0, 1}}), mat({{1}, {0}}), vec({0, 1}));
-  Var out = Linear(ReLU(Linear(s, mat({{1, -1}}), vec({0}))), mat({{2}}), vec({1}));
-  g.setOutput(out.id());
-  return g;
-}
+using testing_arch::multiFreePath;
+using testing_arch::pathWithMulti;
 
 // Through the bytes of a safetensors file, as a user would.
 FloatTargetModel roundTrip(const TargetModel& m) {
@@ -58,7 +35,7 @@ FloatTargetModel roundTrip(const TargetModel& m) {
 
 TEST(ArchImport, EveryTargetRoundTripsBitIdentically) {
   std::mt19937 rng(31);
-  for (const Graph& g : {program(), multiFree()}) {
+  for (const Graph& g : {pathWithMulti(), multiFreePath()}) {
     const int d = g.node(g.input()).dim;
     const FloatSequence tokens = floatTokens(randomTokens(rng, 14, d));
     for (const TargetConfig& c : allTargetConfigs(14)) {
@@ -86,7 +63,7 @@ TEST(ArchImport, EveryTargetRoundTripsBitIdentically) {
 }
 
 TEST(ArchImport, ThroughAFile) {
-  const TargetModel m = buildTarget(program(), Target::Lstm);
+  const TargetModel m = buildTarget(pathWithMulti(), Target::Lstm);
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("lsrl_arch_import_" + std::to_string(::getpid()) + ".safetensors"))
                                .string();
@@ -103,7 +80,7 @@ TEST(ArchImport, BrokenFilesAreRefusedByName) {
   box.shift.horizon = 14;
   for (Target t : {Target::GatedRnn, Target::Gru, Target::Lstm, Target::Hawk}) {
     SCOPED_TRACE(std::string(targetName(t)));
-    const TensorFile good = toTensorFile(buildTarget(program(), t, box));
+    const TensorFile good = toTensorFile(buildTarget(pathWithMulti(), t, box));
     EXPECT_NO_THROW(importTargetModel(good, "good.safetensors"));
     // A missing tensor: the second one (the first layer's recurrent weight in every arch).
     TensorFile missing = good;
@@ -126,7 +103,7 @@ TEST(ArchImport, BrokenFilesAreRefusedByName) {
 }
 
 TEST(ArchImport, UnknownArchAndMissingMetadata) {
-  TensorFile file = toTensorFile(buildTarget(program(), Target::GatedLinearRnn));
+  TensorFile file = toTensorFile(buildTarget(pathWithMulti(), Target::GatedLinearRnn));
   nlohmann::json meta = nlohmann::json::parse(file.metadataJson);
   meta["arch"] = "transformer";
   file.metadataJson = meta.dump();

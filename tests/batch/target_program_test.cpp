@@ -20,31 +20,8 @@ namespace {
 using testing_arch::mat;
 using testing_arch::vec;
 
-// Two LinStates, ReLUs and a Multi (the shape of architectures.md §1.3's example).
-Graph withMulti() {
-  Graph g;
-  Var x = Input(g, 2);
-  Var s = LinState(x, mat({{1, 0}, {Exact::rational(1, 2), -1}}), mat({{1, 0}, {0, 2}}),
-                   vec({1, -1}), vec({0, Exact::rational(1, 4)}));
-  Var r = ReLU(Linear(s, mat({{1, 1}, {-1, 2}, {0, 1}}), vec({0, 1, -1})));
-  Var c = Linear(r, mat({{1, 0, 0}, {0, -1, 1}, {1, 1, 0}, {0, 0, 2}}), vec({0, 0, -1, 1}));
-  Var d = Linear(Multi(c), mat({{1, -1}, {1, 1}}), vec({1, 0}));
-  Var s2 = LinState(d, mat({{Exact::rational(1, 3), 1}, {0, -1}}), mat({{1, 0}, {1, 1}}),
-                    vec({0, 2}), vec({1, 0}));
-  Var out = Linear(ReLU(Linear(s2, mat({{1, 2}, {-1, 0}}), vec({-1, 0}))), mat({{1, -2}, {3, 1}}),
-                   vec({0, Exact::rational(1, 3)}));
-  g.setOutput(out.id());
-  return g;
-}
-
-Graph multiFree() {
-  Graph g;
-  Var x = Input(g, 1);
-  Var s = LinState(x, mat({{1, 1}, {0, 1}}), mat({{1}, {0}}), vec({0, 1}));
-  Var out = Linear(ReLU(Linear(s, mat({{1, -1}}), vec({0}))), mat({{2}}), vec({1}));
-  g.setOutput(out.id());
-  return g;
-}
+using testing_arch::multiFreePath;
+using testing_arch::pathWithMulti;
 
 constexpr int kSteps = 14;
 
@@ -85,7 +62,7 @@ TEST(TargetProgram, EveryTargetRunsInFp32LikeItsFloat64ForwardPass) {
     SCOPED_TRACE(c.label);
     const bool multiFreeOnly = c.target == Target::LinearRnn || c.target == Target::Rnn;
     const TargetModel built =
-        buildTarget(multiFreeOnly ? multiFree() : withMulti(), c.target, c.options);
+        buildTarget(multiFreeOnly ? multiFreePath() : pathWithMulti(), c.target, c.options);
     const FloatTargetModel model = built.floatModel();
     const LayerProgram p = layerProgramFromTarget(model);
     EXPECT_EQ(p.inputWidth, model.inputDim());
@@ -108,13 +85,13 @@ TEST(TargetProgram, LayersAreNamedAfterWhatTheyCompute) {
   TargetOptions box;
   box.shift.horizon = kSteps;
   const LayerProgram gru =
-      layerProgramFromTarget(buildTarget(withMulti(), Target::Gru, box).floatModel());
+      layerProgramFromTarget(buildTarget(pathWithMulti(), Target::Gru, box).floatModel());
   EXPECT_EQ(gru.layers.front().source, "gru layer 0: W_ih");
   EXPECT_EQ(gru.layers.back().source, "readout");
   EXPECT_TRUE(std::any_of(gru.layers.begin(), gru.layers.end(),
                           [](const Layer& l) { return l.kind == Layer::Kind::GruCell; }));
   const LayerProgram hawk =
-      layerProgramFromTarget(buildTarget(withMulti(), Target::Hawk, box).floatModel());
+      layerProgramFromTarget(buildTarget(pathWithMulti(), Target::Hawk, box).floatModel());
   EXPECT_EQ(hawk.layers.front().source, "embed");
   EXPECT_EQ(hawk.maxSteps, kSteps);
   for (const Layer::Kind k :
@@ -127,7 +104,7 @@ TEST(TargetProgram, HawkRefusesSequencesBeyondItsHorizon) {
   TargetOptions box;
   box.shift.horizon = 4;
   const LayerProgram p =
-      layerProgramFromTarget(buildTarget(withMulti(), Target::Hawk, box).floatModel());
+      layerProgramFromTarget(buildTarget(pathWithMulti(), Target::Hawk, box).floatModel());
   const std::vector<float> tokens(static_cast<size_t>(5 * p.inputWidth), 0.5f);
   testing_common::expectError(
       [&] {
@@ -137,7 +114,7 @@ TEST(TargetProgram, HawkRefusesSequencesBeyondItsHorizon) {
 }
 
 TEST(TargetProgram, PerLayerTracesEndWithTheOutput) {
-  const TargetModel built = buildTarget(withMulti(), Target::Lstm);
+  const TargetModel built = buildTarget(pathWithMulti(), Target::Lstm);
   const LayerProgram p = layerProgramFromTarget(built.floatModel());
   std::mt19937 rng(3);
   std::vector<float> tokens;

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "common/expect_error.h"
+#include "common/looped_spec_model.h"
 #include "vulkan/trace_parity.h"
 #include "vulkan/vulkan_test_util.h"
 
@@ -68,47 +69,11 @@ double expectParityWithCpu(Device& dev, const LoopedModel& model, const Sequence
   return worst;
 }
 
-Tensor t(const std::string& name, std::vector<int64_t> shape, std::vector<double> data) {
-  return Tensor{name, std::move(shape), Tensor::F64, std::move(data)};
-}
-
-// §6.1: d = 2, N = 2, one head of size 2, r = 2, ReLU, eps = 0.
-LoopedConfig config61() {
-  LoopedConfig c;
-  c.d = 2;
-  c.heads = 1;
-  c.headDim = 2;
-  c.dFf = 2;
-  c.dFreq = 4;
-  c.loops = 2;
-  c.dOut = 2;
-  c.activation = LoopedActivation::ReLU;
-  c.rmsEps = 0;
-  return c;
-}
-
-std::vector<Tensor> weights61(std::vector<double> w5 = {0.2, 0, 0, 0.2, 0.1, 0.1, -0.1, 0.1, 0.1, 0,
-                                                        0, -0.1, 0.05, 0.05, 0, 0.1},
-                              std::vector<double> b5 = {0.5, 0.5, 0.5, 0.5, 0, 0, 0, 0}) {
-  return {t("attn.q.weight", {2, 2}, {1, 0, 0, 1}),
-          t("attn.k.weight", {2, 2}, {0.5, -0.5, 0.5, 0.5}),
-          t("attn.v.weight", {2, 2}, {1, 1, 0, 1}),
-          t("attn.o.weight", {2, 2}, {1, 0, 0, -1}),
-          t("mlp.fc1.weight", {2, 2}, {1, -1, 0.5, 1}),
-          t("mlp.fc1.bias", {2}, {0, -0.25}),
-          t("mlp.fc2.weight", {2, 2}, {1, 0.5, -1, 1}),
-          t("mlp.fc2.bias", {2}, {0.1, 0}),
-          t("timestep.fc1.weight", {2, 4}, {0.5, 0, 0.5, 0, 0, 1, 0, -1}),
-          t("timestep.fc1.bias", {2}, {0, 0.1}),
-          t("timestep.fc2.weight", {2, 2}, {1, 0.5, -0.5, 1}),
-          t("timestep.fc2.bias", {2}, {0, 0}),
-          t("modulation.weight", {8, 2}, std::move(w5)),
-          t("modulation.bias", {8}, std::move(b5)),
-          t("readout.weight", {2, 2}, {1, 0, 0, 1}),
-          t("readout.bias", {2}, {0, 0})};
-}
-
-const Sequence kE = {{1.0, 0.0}, {0.5, -1.0}};
+using models::spec61::config;
+using models::spec61::flat;
+using models::spec61::kE;
+using models::spec61::slice;
+using models::spec61::weights;
 
 void expectNear(const std::vector<double>& got, const std::vector<double>& want,
                 const std::string& what, double tol = kSpec) {
@@ -117,23 +82,9 @@ void expectNear(const std::vector<double>& got, const std::vector<double>& want,
     EXPECT_NEAR(got[i], want[i], tol) << what << "[" << i << "]";
 }
 
-std::vector<double> flat(const Sequence& s) {
-  std::vector<double> out;
-  for (const Vector& r : s) out.insert(out.end(), r.begin(), r.end());
-  return out;
-}
-
-// Slice `index` of the leading axis of a trace array.
-std::vector<double> slice(const Tensor& a, size_t index) {
-  size_t inner = 1;
-  for (size_t i = 1; i < a.shape.size(); ++i) inner *= static_cast<size_t>(a.shape[i]);
-  return {a.data.begin() + static_cast<ptrdiff_t>(index * inner),
-          a.data.begin() + static_cast<ptrdiff_t>((index + 1) * inner)};
-}
-
 TEST(VulkanLooped, Section61EveryLoop) {
   LSRL_VULKAN_DEVICE(dev);
-  const LoopedModel m(config61(), weights61());
+  const LoopedModel m(config(), weights());
   Trace trace;
   const Sequence y = runLoopedOnDevice(dev, m, kE, &trace);
   const Tensor &P = trace.get("attention"), &mid = trace.get("mid"),
@@ -176,38 +127,36 @@ TEST(VulkanLooped, Section61EveryLoop) {
 
 TEST(VulkanLooped, Section61Variants) {
   LSRL_VULKAN_DEVICE(dev);
-  auto final = [&](LoopedConfig c, std::vector<Tensor> w = weights61()) {
+  auto final = [&](LoopedConfig c, std::vector<Tensor> w = weights()) {
     return flat(runLoopedOnDevice(dev, LoopedModel(c, w), kE));
   };
-  LoopedConfig c = config61();
+  LoopedConfig c = config();
   c.causal = true;
   expectNear(final(c), {4.88465498, -0.96860694, 3.47449023, -2.11640607}, "causal");
-  c = config61();
+  c = config();
   c.inject = true;
   expectNear(final(c), {5.62412653, 0.17414384, 4.33613455, -4.08197084}, "inject");
-  c = config61();
+  c = config();
   c.activation = LoopedActivation::GELU;
   expectNear(final(c), {3.31822584, 0.46247545, 3.35449395, -2.26956677}, "gelu");
-  c = config61();
+  c = config();
   c.rmsEps = 1e-6;
   expectNear(final(c), {3.63985694, 0.43959407, 3.52243297, -2.17480720}, "rms_eps");
-  expectNear(
-      final(config61(), weights61(std::vector<double>(16, 0.0), std::vector<double>(8, 0.0))),
-      flat(kE), "γ = 0");
+  expectNear(final(config(), weights(std::vector<double>(16, 0.0), std::vector<double>(8, 0.0))),
+             flat(kE), "γ = 0");
   Trace trace;
   runLoopedOnDevice(
-      dev,
-      LoopedModel(config61(), weights61(std::vector<double>(16, 0.0), {1, 1, 1, 1, 0, 0, 0, 0})),
+      dev, LoopedModel(config(), weights(std::vector<double>(16, 0.0), {1, 1, 1, 1, 0, 0, 0, 0})),
       kE, &trace);
   expectNear(slice(trace.get("hidden"), 1), {2.44112085, 1.22092114, 2.24494452, -1.49086557},
              "α = γ = 1, X^(1)");
   expectNear(slice(trace.get("hidden"), 2), {4.84827960, 1.52342109, 4.96312481, -2.90708638},
              "α = γ = 1, X^(2)");
   // The same plain block through the "plain" mode (no timestep weights at all).
-  c = config61();
+  c = config();
   c.timestep = models::LoopedTimestep::Plain;
   std::vector<Tensor> plain;
-  for (const Tensor& x : weights61())
+  for (const Tensor& x : weights())
     if (x.name.rfind("timestep.", 0) != 0 && x.name.rfind("modulation.", 0) != 0)
       plain.push_back(x);
   expectNear(final(c, plain), {4.84827960, 1.52342109, 4.96312481, -2.90708638}, "plain");
