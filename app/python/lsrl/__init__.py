@@ -26,24 +26,8 @@ from ._lsrl import Exact
 from .basic_blocks import Concat, Input, Linear, LinState, Multi, Multiplicative, ReLU, Slice, Variable
 from .matrix_tools import Matrix, MatrixMode, get_global_matrix_mode, matrix_mode, set_global_matrix_mode
 from .program import ForEach, GraphSimplificationError, ProgramGraph
-from .sugar_blocks import (
-    f_and,
-    f_bump,
-    f_constant,
-    f_eq,
-    f_ifelse,
-    f_ifelse_mul,
-    f_ifelse_step,
-    f_ifeq,
-    f_larger,
-    f_modulo_counter,
-    f_neq,
-    f_not,
-    f_or,
-    f_relu_identity,
-    f_smaller,
-    f_step,
-)
+from . import sugar_blocks
+from .sugar_blocks import *  # noqa: F401,F403 (the f_* functions, listed in sugar_blocks.__all__)
 
 __all__ = [
     "Exact",
@@ -66,20 +50,4 @@ __all__ = [
     "get_global_matrix_mode",
     "matrix_tools",
     "utils",
-    "f_constant",
-    "f_step",
-    "f_bump",
-    "f_larger",
-    "f_smaller",
-    "f_eq",
-    "f_neq",
-    "f_not",
-    "f_and",
-    "f_or",
-    "f_ifelse",
-    "f_ifelse_step",
-    "f_ifelse_mul",
-    "f_ifeq",
-    "f_modulo_counter",
-    "f_relu_identity",
-]
+] + sugar_blocks.__all__
