@@ -137,6 +137,20 @@ TEST(HeatmapWidget, CellImageAndColours) {
   EXPECT_EQ(w.cellImage().pixel(1, 0), qRgb(178, 24, 43));
 }
 
+TEST(HeatmapWidget, RowScalingKeepsSmallRowsVisible) {
+  HeatmapWidget w;
+  HeatmapData d;
+  d.values = {{1e10, 0, -1e10}, {0.5, 1, -0.25}};  // a compiled flag beside a program value
+  w.setData(d);
+  EXPECT_EQ(w.cellImage().pixel(1, 1), qRgb(247, 247, 247));  // 1 of 1e10: white
+  d.rowScaled = true;
+  w.setData(d);
+  EXPECT_DOUBLE_EQ(w.colourRange(), 1.0);  // the bar reads a fraction of each row's scale
+  EXPECT_EQ(w.cellImage().pixel(1, 1), qRgb(178, 24, 43));  // the row's largest: full red
+  EXPECT_EQ(w.cellImage().pixel(0, 1), divergingColour(0.5, 1));
+  EXPECT_EQ(w.cellImage().pixel(2, 0), qRgb(33, 102, 172));  // -1e10 of 1e10: full blue
+}
+
 TEST(TrajectoryView, EveryTabRendersTheRotation) {
   Document doc;
   TrajectoryView view(&doc, nullptr);

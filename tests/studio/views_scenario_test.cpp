@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "app/studio/player/debranch_view.h"
+#include "app/studio/plots/heatmap_widget.h"
 #include "app/studio/plots/trajectory_view.h"
 #include "app/studio/stepper/stepper_view.h"
 #include "app/studio/window/main_window.h"
@@ -72,6 +73,9 @@ TEST(ViewsScenario, CompilePlayStepFollowAndExport) {
       EXPECT_EQ(label.find("Pass"), std::string::npos) << label;
   trajectory->setCurrentSeries(withQuery);
   trajectory->tabs()->setCurrentIndex(TrajectoryView::Heatmap);
+  // The state mixes 1e10 flags with the query's tokens: each row on its own scale.
+  trajectory->setRowsScaled(true);
+  EXPECT_TRUE(trajectory->heatmap()->data().rowScaled);
   test::saveScreenshot(window, QStringLiteral("views_4_heatmap_labelled"));
 
   const QString svg = dir.filePath(QStringLiteral("trajectory.svg"));

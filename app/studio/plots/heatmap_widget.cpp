@@ -51,11 +51,14 @@ void HeatmapWidget::setMarker(double x) {
 
 void HeatmapWidget::rebuildImage() {
   const int rows = data_.rows(), cols = data_.columns();
-  range_ = data_.range;
+  auto largest = [](const std::vector<double>& row, double r) {
+    for (double v : row)
+      if (std::isfinite(v)) r = std::max(r, std::abs(v));
+    return r;
+  };
+  range_ = data_.rowScaled ? 1.0 : data_.range;
   if (range_ <= 0) {
-    for (const auto& row : data_.values)
-      for (double v : row)
-        if (std::isfinite(v)) range_ = std::max(range_, std::abs(v));
+    for (const auto& row : data_.values) range_ = largest(row, range_);
   }
   if (rows == 0 || cols == 0) {
     image_ = QImage();
@@ -66,9 +69,10 @@ void HeatmapWidget::rebuildImage() {
     const int y = data_.rowsUpward ? rows - 1 - r : r;
     auto* line = reinterpret_cast<QRgb*>(image_.scanLine(y));
     const auto& row = data_.values[static_cast<size_t>(r)];
+    const double rowRange = data_.rowScaled ? largest(row, 0.0) : range_;
     for (int c = 0; c < cols; ++c)
       line[c] = divergingColour(
-          c < static_cast<int>(row.size()) ? row[static_cast<size_t>(c)] : std::nan(""), range_);
+          c < static_cast<int>(row.size()) ? row[static_cast<size_t>(c)] : std::nan(""), rowRange);
   }
 }
 

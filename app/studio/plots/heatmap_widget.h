@@ -26,6 +26,9 @@ struct HeatmapData {
   QString rowTitle, colTitle;
   bool rowsUpward = false;  // row 0 drawn at the bottom, as a function plot's y axis
   double range = 0;         // colour saturates at ±range; 0: the largest |value|
+  // Each row saturates at its own largest |value| (range is then ignored and the colour
+  // bar reads ±1 of a row's scale): rows of very different sizes all stay readable.
+  bool rowScaled = false;
   int rows() const { return static_cast<int>(values.size()); }
   int columns() const { return values.empty() ? 0 : static_cast<int>(values.front().size()); }
 };

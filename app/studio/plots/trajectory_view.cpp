@@ -1,6 +1,7 @@
 #include "app/studio/plots/trajectory_view.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -50,6 +51,11 @@ TrajectoryView::TrajectoryView(Document* doc, QWidget* parent) : QWidget(parent)
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(tr("State:")));
   bar->addWidget(seriesBox_, 1);
+  scaleRows_ = new QCheckBox(tr("Heat map: scale each row"));
+  scaleRows_->setToolTip(
+      tr("Colour each component on its own scale (its largest |value|), "
+         "so small values beside huge ones stay visible"));
+  bar->addWidget(scaleRows_);
   bar->addWidget(exportButton_);
 
   lines_ = new TrajectoryLinesPanel;
@@ -70,6 +76,7 @@ TrajectoryView::TrajectoryView(Document* doc, QWidget* parent) : QWidget(parent)
   layout->addWidget(tabs_, 1);
 
   connect(seriesBox_, &QComboBox::currentIndexChanged, this, [this] { showCurrentSeries(); });
+  connect(scaleRows_, &QCheckBox::toggled, this, [this] { showCurrentSeries(); });
   connect(heatmap_, &HeatmapWidget::columnClicked, this, &TrajectoryView::stepRequested);
   if (doc_) {
     // A different or restructured program: the recorded run no longer describes it.
@@ -99,6 +106,8 @@ void TrajectoryView::setSeries(std::vector<StateSeries> series) {
 
 void TrajectoryView::setCurrentSeries(int index) { seriesBox_->setCurrentIndex(index); }
 
+void TrajectoryView::setRowsScaled(bool on) { scaleRows_->setChecked(on); }
+
 void TrajectoryView::showCurrentSeries() {
   const int i = currentSeries();
   const StateSeries empty;
@@ -119,6 +128,8 @@ void TrajectoryView::showCurrentSeries() {
   data.colMin = -0.5;
   data.colMax = s.steps() - 0.5;
   data.colTitle = tr("step");
+  data.rowScaled = scaleRows_->isChecked();
+  if (data.rowScaled) data.title += tr(" (each row scaled to its largest |value|)");
   heatmap_->setData(std::move(data));
   // Small trajectories at once; wide and long ones (a compiled model's thousands of
   // state dimensions) on a worker thread so that the UI never waits for Eigen.

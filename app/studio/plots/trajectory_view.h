@@ -17,6 +17,7 @@
 class QComboBox;
 class QLabel;
 class QTabWidget;
+class QCheckBox;
 class QToolButton;
 
 namespace lsrl::studio {
@@ -51,6 +52,9 @@ class TrajectoryView : public QWidget {
   Pca2dPanel* pca2dPanel() const { return pca2d_; }
   Pca3dPanel* pca3dPanel() const { return pca3d_; }
   QTabWidget* tabs() const { return tabs_; }
+  // The heat map scales each row to its own largest |value| (compiled states mix 1e10
+  // flags with small program values).
+  void setRowsScaled(bool on);
 
   // Exports of the current series; throw lsrl::Error naming the path.
   void exportLinesSvg(const QString& path) const;
@@ -93,6 +97,7 @@ class TrajectoryView : public QWidget {
   std::vector<QPointer<QFutureWatcher<PcaResult>>> pcaWatchers_;
   QComboBox* seriesBox_;
   QToolButton* exportButton_;
+  QCheckBox* scaleRows_;
   QLabel* emptyNote_;
   QTabWidget* tabs_;
   TrajectoryLinesPanel* lines_;
