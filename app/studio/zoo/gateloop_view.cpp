@@ -43,15 +43,6 @@ class SquareChartView : public QChartView {
   }
 };
 
-const Tensor& array(const models::Trace& trace, const std::string& name) {
-  if (!trace.has(name)) throw Error("the GateLoop view needs the trace array \"" + name + "\"");
-  const Tensor& a = trace.get(name);
-  if (a.shape.size() != 2)
-    throw Error("trace array \"" + name + "\" has shape " + shapeText(a.shape) +
-                ", expected [T, channels]");
-  return a;
-}
-
 }  // namespace
 
 GateLoopView::GateLoopView(QWidget* parent) : ModelView(parent) {
@@ -152,9 +143,9 @@ void GateLoopView::setLayer(int layer) {
   memory_.clear();
   T_ = C_ = 0;
   if (run_) {
-    const Tensor& mag = array(run_->trace, prefix() + "a_magnitude");
-    const Tensor& phi = array(run_->trace, prefix() + "a_phase");
-    const Tensor& mem = array(run_->trace, prefix() + "memory_length");
+    const Tensor& mag = viewTraceArray(run_->trace, "GateLoop", prefix() + "a_magnitude", 2);
+    const Tensor& phi = viewTraceArray(run_->trace, "GateLoop", prefix() + "a_phase", 2);
+    const Tensor& mem = viewTraceArray(run_->trace, "GateLoop", prefix() + "memory_length", 2);
     if (phi.shape != mag.shape || mem.shape != mag.shape)
       throw Error(
           "the GateLoop trace arrays a_magnitude, a_phase and memory_length differ in "
@@ -240,9 +231,8 @@ void GateLoopView::rebuild() {
   }
   magnitude_->setCurves(mags);
   phase_->setCurves(phases);
-  for (StepChart* chart : {magnitude_, phase_})
-    for (size_t i = 0; i < chart->lines().size(); ++i)
-      chart->lines()[i]->setColor(categoricalColour(static_cast<int>(i)));
+  magnitude_->colourCurvesByIndex();
+  phase_->colourCurvesByIndex();
   showStepData();
 }
 

@@ -34,9 +34,6 @@ bool isGate(const QString& name) {
 
 // A [T][C] trace array as a heat map: rows are channels, columns tokens.
 HeatmapData channelsOverTime(const Tensor& a, const QString& label, const QString& title) {
-  if (a.shape.size() != 2)
-    throw Error("trace array \"" + a.name + "\" has shape " + shapeText(a.shape) +
-                ", expected [T, channels]");
   const int T = static_cast<int>(a.shape[0]), C = static_cast<int>(a.shape[1]);
   HeatmapData d;
   d.title = title;
@@ -145,15 +142,12 @@ void GatesView::showArrays() {
   }
   const QString name = array();
   const std::string p = prefix();
-  for (const std::string& needed : {p + name.toStdString(), p + "hidden"}) {
-    if (!run_->trace.has(needed))
-      throw Error("the gates view needs the trace array \"" + needed + "\"");
-  }
-  const Tensor& gate = run_->trace.get(p + name.toStdString());
+  const Tensor& gate = viewTraceArray(run_->trace, "gates", p + name.toStdString(), 2);
+  const Tensor& hiddenArray = viewTraceArray(run_->trace, "gates", p + "hidden", 2);
   HeatmapData g = channelsOverTime(gate, name, tr("%1 over time (layer %2)").arg(name).arg(layer_));
   if (isGate(name)) g.range = 1;  // gates live in [0, 1]: 1 is full red
   gates_->setData(std::move(g));
-  hidden_->setData(channelsOverTime(run_->trace.get(p + "hidden"), QStringLiteral("h"),
+  hidden_->setData(channelsOverTime(hiddenArray, QStringLiteral("h"),
                                     tr("hidden state h_t (layer %1)").arg(layer_)));
   std::vector<StepCurve> curves;
   const int T = static_cast<int>(gate.shape[0]), C = static_cast<int>(gate.shape[1]);

@@ -12,7 +12,6 @@
 #include "app/studio/plots/colour_map.h"
 #include "app/studio/plots/pca_3d_panel.h"
 #include "app/studio/zoo/lattice_geometry.h"
-#include "app/studio/zoo/lattice_sphere_2d.h"
 
 namespace lsrl::studio {
 

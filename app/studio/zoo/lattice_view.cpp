@@ -175,14 +175,10 @@ void LatticeView::loadHead() {
     }
     return out;
   };
-  auto colourLines = [&](StepChart* chart) {
-    for (size_t i = 0; i < chart->lines().size(); ++i)
-      chart->lines()[i]->setColor(categoricalColour(static_cast<int>(i)));
-  };
   norms_->setCurves(curves("slot_norms"));
-  colourLines(norms_);
+  norms_->colourCurvesByIndex();
   write_->setCurves(curves("write_strength"));
-  colourLines(write_);
+  write_->colourCurvesByIndex();
   sphere2d_->setLattice(geometry_.get());
   if (sphere3d_) sphere3d_->setLattice(geometry_.get());
   showStepData();

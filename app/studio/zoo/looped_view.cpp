@@ -32,16 +32,6 @@ namespace lsrl::studio {
 
 namespace {
 
-const Tensor& array(const models::Trace& trace, const std::string& name, size_t rank) {
-  if (!trace.has(name))
-    throw Error("the looped-transformer view needs the trace array \"" + name + "\"");
-  const Tensor& a = trace.get(name);
-  if (a.shape.size() != rank)
-    throw Error("trace array \"" + name + "\" has shape " + shapeText(a.shape) + ", expected " +
-                std::to_string(rank) + " axes");
-  return a;
-}
-
 const char* const kScaleNames[] = {"α₁", "α₂", "γ₁", "γ₂"};
 
 QVector3D scenePoint(const std::vector<double>& p) {
@@ -162,11 +152,11 @@ void LoopedView::setRun(std::shared_ptr<const ModelRun> run) {
   r_ = N_ = heads_ = d_ = 0;
   pca_ = {};
   if (run_) {
-    const Tensor& hidden = array(run_->trace, "hidden", 3);
-    const Tensor& attention = array(run_->trace, "attention", 4);
-    array(run_->trace, "alpha", 3);
-    array(run_->trace, "gamma", 3);
-    array(run_->trace, "step_norm", 1);
+    const Tensor& hidden = viewTraceArray(run_->trace, "looped-transformer", "hidden", 3);
+    const Tensor& attention = viewTraceArray(run_->trace, "looped-transformer", "attention", 4);
+    viewTraceArray(run_->trace, "looped-transformer", "alpha", 3);
+    viewTraceArray(run_->trace, "looped-transformer", "gamma", 3);
+    viewTraceArray(run_->trace, "looped-transformer", "step_norm", 1);
     r_ = static_cast<int>(hidden.shape[0]) - 1;
     N_ = static_cast<int>(hidden.shape[1]);
     d_ = static_cast<int>(hidden.shape[2]);

@@ -2,7 +2,19 @@
 
 #include <QPainter>
 
+#include "core/util/error.h"
+
 namespace lsrl::studio {
+
+const Tensor& viewTraceArray(const models::Trace& trace, const std::string& view,
+                             const std::string& name, size_t rank) {
+  if (!trace.has(name)) throw Error("the " + view + " view needs the trace array \"" + name + "\"");
+  const Tensor& a = trace.get(name);
+  if (a.shape.size() != rank)
+    throw Error("the " + view + " view's trace array \"" + name + "\" has shape " +
+                shapeText(a.shape) + ", expected " + std::to_string(rank) + " axes");
+  return a;
+}
 
 QImage paintWindowInto(QImage image, const QWidget* owner, const QWidget* container,
                        const std::function<QImage(QSize)>& render) {

@@ -8,6 +8,7 @@
 #include <QWidget>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "app/studio/zoo/model_run.h"
@@ -26,6 +27,11 @@ struct ViewExport {
 // `container` sits: 3D windows are not part of a widget grab.
 QImage paintWindowInto(QImage image, const QWidget* owner, const QWidget* container,
                        const std::function<QImage(QSize)>& render);
+
+// The trace array `name` that `view` ("GateLoop") draws, with `rank` axes; throws
+// lsrl::Error naming the view, the array, and the shape expected vs got.
+const Tensor& viewTraceArray(const models::Trace& trace, const std::string& view,
+                             const std::string& name, size_t rank);
 
 class ModelView : public QWidget {
   Q_OBJECT

@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "app/studio/plots/chart_export.h"
+#include "app/studio/plots/colour_map.h"
 #include "app/studio/plots/heatmap_widget.h"
 
 namespace lsrl::studio {
@@ -82,6 +83,11 @@ void StepChart::setCurves(const std::vector<StepCurve>& curves, int firstStep) {
   for (QLegendMarker* m : chart_->legend()->markers(marker_)) m->setVisible(false);
   chart_->legend()->setVisible(curves.size() > 1);
   placeMarker();
+}
+
+void StepChart::colourCurvesByIndex() {
+  for (size_t i = 0; i < lines_.size(); ++i)
+    lines_[i]->setColor(categoricalColour(static_cast<int>(i)));
 }
 
 void StepChart::setStep(int step) {

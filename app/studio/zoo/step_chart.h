@@ -29,6 +29,8 @@ class StepChart : public QWidget {
   // The first step is `firstStep` (1 for quantities defined from loop 1 on).
   void setCurves(const std::vector<StepCurve>& curves, int firstStep = 0);
   void setStep(int step);
+  // Curve i in categoricalColour(i), matching other views' colours for slot or channel i.
+  void colourCurvesByIndex();
   QChartView* chartView() const { return view_; }
   const std::vector<QLineSeries*>& lines() const { return lines_; }
 
