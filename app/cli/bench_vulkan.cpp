@@ -95,9 +95,8 @@ int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
   const double copyGBs = 2.0 * copyBytes / (copyMs * 1e6);
   gpu::ScanKernels scans(*dev);
   gpu::ScanOptions chunked;  // Auto: the path and the schedule this device and shape get
-  const gpu::DiagScanShape diagShape{
-      scanShape, {(long long)scanShape.steps * scanShape.channels, scanShape.channels}};
-  const gpu::ScanSchedule schedule = scans.resolveSchedule(diagShape, chunked);
+  const gpu::ScanSchedule schedule =
+      scans.resolveSchedule(gpu::ScanKernels::timedScanShape(scanShape), chunked);
   // The other schedule of the same path, reported beside it.
   gpu::ScanOptions other = chunked;
   other.schedule = schedule == gpu::ScanSchedule::Chained ? gpu::ScanSchedule::ReduceThenScan
@@ -111,12 +110,14 @@ int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
   const double otherGBs = scanBytes / (otherMs * 1e6);
   const double sequentialGBs = scanBytes / (sequentialMs * 1e6);
   const std::string path = gpu::scanPathName(scans.resolve(chunked));
-  auto line = [&](const std::string& name, double ms, double gbs) {
+  // A name in a 46-character column, its time and bandwidth (and share of the copy's).
+  auto line = [&](const std::string& name, double ms, double gbs, bool share = true) {
     out << name << std::string(name.size() < 46 ? 46 - name.size() : 1, ' ') << fmt("%9.3f ms", ms)
-        << fmt("  %7.2f GB/s", gbs) << fmt("  = %.0f%% of copy", 100 * gbs / copyGBs) << "\n";
+        << fmt("  %7.2f GB/s", gbs);
+    if (share) out << fmt("  = %.0f%% of copy", 100 * gbs / copyGBs);
+    out << "\n";
   };
-  out << "copy" << std::string(42, ' ') << fmt("%9.3f ms", copyMs) << fmt("  %7.2f GB/s", copyGBs)
-      << "\n";
+  line("copy", copyMs, copyGBs, false);
   line("scan, chunked (" + path + ", " + gpu::scanScheduleName(schedule) + ")", chunkedMs,
        chunkedGBs);
   line("scan, chunked (" + path + ", " + gpu::scanScheduleName(other.schedule) + ")", otherMs,

@@ -420,6 +420,10 @@ double ScanKernels::diagScanBytes(const batch::SeriesShape& shape) {
   return 3.0 * double(shape.batch) * shape.steps * shape.channels * sizeof(float);
 }
 
+DiagScanShape ScanKernels::timedScanShape(const batch::SeriesShape& shape) {
+  return {shape, {shape.steps * (long long)shape.channels, shape.channels}, false};
+}
+
 double ScanKernels::timeDiagScan(const batch::SeriesShape& shape, const ScanOptions& options,
                                  int repeats) {
   const char* kernel = "timeDiagScan";
@@ -434,7 +438,7 @@ double ScanKernels::timeDiagScan(const batch::SeriesShape& shape, const ScanOpti
   std::vector<float> a(n), b(n);
   for (float& v : a) v = gate(rng);
   for (float& v : b) v = input(rng);
-  const DiagScanShape scan{shape, {shape.steps * (long long)shape.channels, shape.channels}, false};
+  const DiagScanShape scan = timedScanShape(shape);
   auto aBuf = upload(a), bBuf = upload(b);
   auto hBuf = dev_.buffer(n * sizeof(float));
   const size_t scratchBytes = diagScanScratchBytes(scan, options);

@@ -117,6 +117,8 @@ class ScanKernels {
   // dispatches) of a real diagonal scan with time-varying a on random data, for benches.
   // Effective bandwidth: diagScanBytes(shape) / ms.
   double timeDiagScan(const batch::SeriesShape& shape, const ScanOptions& options, int repeats = 5);
+  // The scan timeDiagScan runs: a real a_t over the whole series (a seed model's gate).
+  static DiagScanShape timedScanShape(const batch::SeriesShape& shape);
   // Bytes an ideal scan moves: a and b read once, h written once (time-varying a).
   static double diagScanBytes(const batch::SeriesShape& shape);
 

@@ -435,7 +435,7 @@ TEST(VulkanScan, TimesChunkedAgainstSequentialScan) {
   std::sort(copyMs.begin() + 1, copyMs.end());
   const double copyGBs = 2.0 * count4 * 16 / (copyMs[3] * 1e6);
   std::printf("copy: %.3f ms, %.2f GB/s\n", copyMs[3], copyGBs);
-  const DiagScanShape diag{shape, {(long long)shape.steps * shape.channels, shape.channels}};
+  const DiagScanShape diag = ScanKernels::timedScanShape(shape);
   std::vector<PathCase> paths = {{{},
                                   std::string("auto (") + scanPathName(scans.resolve({})) + ", " +
                                       scanScheduleName(scans.resolveSchedule(diag, {})) + ")"}};
