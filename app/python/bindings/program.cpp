@@ -102,9 +102,15 @@ class Runner {
   }
 
   ExactMatrix runExact(pyb::handle tokens) {
-    // Float tokens with a NaN or infinity get the float64 executor's message.
-    if (isNumericArray(tokens)) requireFiniteTokens(floatColumns(tokens));
-    const ExactMatrix m = toExactMatrix(tokens);
+    ExactMatrix m;
+    try {
+      m = toExactMatrix(tokens);
+    } catch (const Error&) {
+      // A NaN or infinity among float tokens: the float64 executor's message names the
+      // token and the feature (checked only on failure, so a good run reads them once).
+      if (isNumericArray(tokens)) requireFiniteTokens(floatColumns(tokens));
+      throw;
+    }
     const long long need = m.conductor();
     if (!exactPlan_ || exactPlan_->field().conductor() % need != 0) {
       extraConductor_ = std::lcm(extraConductor_, need);

@@ -21,33 +21,28 @@ except ImportError as e:
         "/usr/bin/python3 (package python3-numpy), the Python the module is built for") from e
 
 from . import _lsrl
-from . import matrix_tools, utils
+from . import basic_blocks, matrix_tools, sugar_blocks, utils
 from ._lsrl import Exact
-from .basic_blocks import Concat, Input, Linear, LinState, Multi, Multiplicative, ReLU, Slice, Variable
+# The primitives and the f_* functions, as their modules' __all__ list them.
+from .basic_blocks import *  # noqa: F401,F403
 from .matrix_tools import Matrix, MatrixMode, get_global_matrix_mode, matrix_mode, set_global_matrix_mode
 from .program import ForEach, GraphSimplificationError, ProgramGraph
-from . import sugar_blocks
-from .sugar_blocks import *  # noqa: F401,F403 (the f_* functions, listed in sugar_blocks.__all__)
+from .sugar_blocks import *  # noqa: F401,F403
 
-__all__ = [
-    "Exact",
-    "Variable",
-    "Input",
-    "Linear",
-    "Slice",
-    "ReLU",
-    "LinState",
-    "Concat",
-    "Multiplicative",
-    "Multi",
-    "ForEach",
-    "ProgramGraph",
-    "GraphSimplificationError",
-    "Matrix",
-    "MatrixMode",
-    "matrix_mode",
-    "set_global_matrix_mode",
-    "get_global_matrix_mode",
-    "matrix_tools",
-    "utils",
-] + sugar_blocks.__all__
+__all__ = (
+    basic_blocks.__all__
+    + [
+        "Exact",
+        "ForEach",
+        "ProgramGraph",
+        "GraphSimplificationError",
+        "Matrix",
+        "MatrixMode",
+        "matrix_mode",
+        "set_global_matrix_mode",
+        "get_global_matrix_mode",
+        "matrix_tools",
+        "utils",
+    ]
+    + sugar_blocks.__all__
+)
