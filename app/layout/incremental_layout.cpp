@@ -12,9 +12,7 @@ namespace lsrl {
 
 namespace {
 
-bool validNode(const Graph& g, NodeId id) {
-  return id >= 0 && static_cast<size_t>(id) < g.nodeCount();
-}
+bool validNode(const Graph& g, NodeId id) { return g.contains(id); }
 
 // Longest-path layers of `nodes` (sorted, unique) over the edges among them. Kahn's
 // algorithm, smallest id first; nodes on a cycle (a broken graph) keep the layer they

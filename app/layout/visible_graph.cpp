@@ -48,6 +48,7 @@ VisibleGraph visibleGraph(const Graph& g) {
   vg.itemOfGroup.assign(groups.size(), -1);
   std::vector<GroupId> hiddenIn(g.nodeCount(), kNoGroup);
   for (const Node& n : g.nodes()) {
+    if (n.removed) continue;  // an editor tombstone: not drawn
     const GroupId box =
         validGroup(g, n.group) ? outermostCollapsed[static_cast<size_t>(n.group)] : kNoGroup;
     hiddenIn[static_cast<size_t>(n.id)] = box;
@@ -56,7 +57,7 @@ VisibleGraph visibleGraph(const Graph& g) {
     vg.items.push_back({VisibleItem::Kind::Node, n.id});
   }
   for (size_t i = 0; i < groups.size(); ++i) {
-    if (outermostCollapsed[i] != static_cast<GroupId>(i)) continue;
+    if (outermostCollapsed[i] != static_cast<GroupId>(i) || groups[i].removed) continue;
     vg.itemOfGroup[i] = static_cast<int>(vg.items.size());
     vg.items.push_back({VisibleItem::Kind::Group, static_cast<int>(i)});
   }
@@ -67,9 +68,10 @@ VisibleGraph visibleGraph(const Graph& g) {
 
   for (const Node& n : g.nodes()) {
     const int to = vg.itemOfNode[static_cast<size_t>(n.id)];
+    if (to < 0) continue;
     for (size_t slot = 0; slot < n.inputs.size(); ++slot) {
       const NodeId p = n.inputs[slot];
-      if (p < 0 || static_cast<size_t>(p) >= g.nodeCount()) continue;  // unconnected
+      if (!g.contains(p)) continue;  // unconnected
       const int from = vg.itemOfNode[static_cast<size_t>(p)];
       if (from == to && vg.items[static_cast<size_t>(to)].kind == VisibleItem::Kind::Group)
         continue;

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "app/studio/window/examples_catalog.h"
+#include "app/studio/window/guarded_application.h"
 #include "app/studio/window/main_window.h"
 #include "app/studio/window/screenshot.h"
 #include "app/studio/window/startup_options.h"
@@ -26,7 +27,7 @@ const ExampleEntry* findExample(const QString& name) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  QApplication app(argc, argv);
+  GuardedApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("LSRL Studio"));
   QApplication::setApplicationName(QStringLiteral("lsrl-studio"));
   QApplication::setApplicationDisplayName(QStringLiteral("LSRL Studio"));

@@ -22,13 +22,15 @@ class Checker {
   std::vector<Problem> run() {
     checkInputs();
     checkOutput();
-    for (const Node& node : g_.nodes()) checkNode(node);
+    for (const Node& node : g_.nodes())
+      if (!node.removed) checkNode(node);
     checkCycles();
     return std::move(problems_);
   }
 
  private:
-  bool exists(NodeId id) const { return id >= 0 && static_cast<size_t>(id) < n_; }
+  // A node that is there: in range and not deleted in the editor (a tombstone).
+  bool exists(NodeId id) const { return g_.contains(id); }
   const Node& at(NodeId id) const { return g_.nodes()[static_cast<size_t>(id)]; }
   bool sane(int dim) const { return dim >= 1 && dim <= kMaxNodeDim; }
 
@@ -60,7 +62,7 @@ class Checker {
   void checkInputs() {
     NodeId first = kNoNode;
     for (const Node& node : g_.nodes()) {
-      if (node.op != Op::Input) continue;
+      if (node.op != Op::Input || node.removed) continue;
       if (first == kNoNode) {
         first = node.id;
         continue;

@@ -7,10 +7,7 @@ namespace lsrl {
 
 namespace {
 
-const Node* producer(const Graph& g, NodeId id) {
-  if (id < 0 || static_cast<size_t>(id) >= g.nodeCount()) return nullptr;
-  return &g.node(id);
-}
+const Node* producer(const Graph& g, NodeId id) { return g.contains(id) ? &g.node(id) : nullptr; }
 
 void resizeVector(ExactVector& v, int n) {
   if (static_cast<int>(v.size()) != n) v.resize(static_cast<size_t>(n));
@@ -67,7 +64,8 @@ bool sameShape(const Node& a, const Node& b) {
 
 }  // namespace
 
-void rederiveWidths(Graph& g, const std::vector<NodeId>& seeds, std::map<NodeId, Node>* before) {
+void rederiveWidths(Graph& g, const std::vector<NodeId>& seeds,
+                    const std::function<void(NodeId)>& willChange) {
   const auto successors = g.successors();
   std::deque<NodeId> queue;
   std::vector<char> queued(g.nodeCount(), 0);
@@ -90,7 +88,7 @@ void rederiveWidths(Graph& g, const std::vector<NodeId>& seeds, std::map<NodeId,
     Node next = derived(g, current);
     const bool widthChanged = next.dim != current.dim;
     if (!sameShape(next, current) || !(next.A == current.A)) {
-      if (before != nullptr) before->try_emplace(id, current);
+      if (willChange) willChange(id);
       g.mutableNode(id) = std::move(next);
     }
     if (!widthChanged && !isSeed[static_cast<size_t>(id)]) continue;

@@ -5,7 +5,7 @@
 // mismatches (a Linear whose A has the wrong number of columns) remain as problems.
 #pragma once
 
-#include <map>
+#include <functional>
 #include <vector>
 
 #include "core/graph/graph.h"
@@ -13,9 +13,10 @@
 namespace lsrl {
 
 // Re-derives the widths of `seeds` and everything downstream of a node whose width
-// changed. Unconnected inputs (kNoNode) and inputs naming no node count as absent. When
-// `before` is given, the record of every node about to change is stored there first
-// (unless already present). Terminates on cyclic graphs (from files).
-void rederiveWidths(Graph& g, const std::vector<NodeId>& seeds, std::map<NodeId, Node>* before);
+// changed. Unconnected inputs (kNoNode) and inputs naming no node count as absent.
+// `willChange`, when given, is told each node's id just before its record changes (the
+// editor's undo records it). Terminates on cyclic graphs (from files).
+void rederiveWidths(Graph& g, const std::vector<NodeId>& seeds,
+                    const std::function<void(NodeId)>& willChange = {});
 
 }  // namespace lsrl

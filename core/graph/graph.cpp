@@ -53,7 +53,24 @@ const Node& Graph::node(NodeId id) const {
     throw Error("no node with id " + std::to_string(id) + " (the graph has " +
                 std::to_string(nodes_.size()) + " nodes)");
   }
-  return nodes_[static_cast<size_t>(id)];
+  const Node& n = nodes_[static_cast<size_t>(id)];
+  if (n.removed) throw Error("node " + std::to_string(id) + " was deleted");
+  return n;
+}
+
+bool Graph::contains(NodeId id) const {
+  return id >= 0 && static_cast<size_t>(id) < nodes_.size() &&
+         !nodes_[static_cast<size_t>(id)].removed;
+}
+
+bool Graph::containsGroup(GroupId id) const {
+  return id >= 0 && static_cast<size_t>(id) < groups_.size() &&
+         !groups_[static_cast<size_t>(id)].removed;
+}
+
+size_t Graph::liveNodeCount() const {
+  return static_cast<size_t>(
+      std::count_if(nodes_.begin(), nodes_.end(), [](const Node& n) { return !n.removed; }));
 }
 
 Node& Graph::mutableNode(NodeId id) { return const_cast<Node&>(std::as_const(*this).node(id)); }
@@ -204,13 +221,13 @@ NodeId Graph::addMulti(NodeId x, std::string name) {
 }
 
 void Graph::setOutput(NodeId id) {
-  node(id);  // validates
+  if (id != kNoNode) node(id);  // validates
   output_ = id;
 }
 
 NodeId Graph::input() const {
   for (const Node& n : nodes_) {
-    if (n.op == Op::Input) return n.id;
+    if (n.op == Op::Input && !n.removed) return n.id;
   }
   return kNoNode;
 }
@@ -219,7 +236,7 @@ std::vector<std::vector<NodeId>> Graph::successors() const {
   std::vector<std::vector<NodeId>> succ(nodes_.size());
   for (const Node& n : nodes_) {
     for (NodeId p : n.inputs) {
-      if (p < 0 || static_cast<size_t>(p) >= nodes_.size()) continue;
+      if (!contains(p)) continue;
       auto& s = succ[static_cast<size_t>(p)];
       if (s.empty() || s.back() != n.id) s.push_back(n.id);
     }
@@ -228,7 +245,7 @@ std::vector<std::vector<NodeId>> Graph::successors() const {
 }
 
 std::vector<NodeId> Graph::programNodes() const {
-  if (output_ == kNoNode) return {};
+  if (!contains(output_)) return {};
   std::vector<char> seen(nodes_.size(), 0);
   std::vector<NodeId> stack{output_};
   seen[static_cast<size_t>(output_)] = 1;
@@ -236,8 +253,7 @@ std::vector<NodeId> Graph::programNodes() const {
     const NodeId id = stack.back();
     stack.pop_back();
     for (NodeId p : nodes_[static_cast<size_t>(id)].inputs) {
-      if (p < 0 || static_cast<size_t>(p) >= nodes_.size() || seen[static_cast<size_t>(p)])
-        continue;
+      if (!contains(p) || seen[static_cast<size_t>(p)]) continue;
       seen[static_cast<size_t>(p)] = 1;
       stack.push_back(p);
     }
@@ -261,7 +277,7 @@ std::vector<NodeId> Graph::topologicalOrder() const {
     std::sort(preds.begin(), preds.end());
     preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
     for (NodeId p : preds) {
-      if (p < 0 || static_cast<size_t>(p) >= nodes_.size()) continue;
+      if (!contains(p)) continue;
       ++pending[static_cast<size_t>(id)];
       succ[static_cast<size_t>(p)].push_back(id);
     }
@@ -325,7 +341,7 @@ void Graph::setName(NodeId id, std::string name) { mutableNode(id).name = std::m
 
 NodeId Graph::findByName(std::string_view name) const {
   for (const Node& n : nodes_) {
-    if (n.name == name) return n.id;
+    if (n.name == name && !n.removed) return n.id;
   }
   return kNoNode;
 }

@@ -2,7 +2,9 @@
 //
 // Node ids are creation order and never reused; they are saved in files, and every
 // topological order in the project is Kahn's algorithm taking the smallest id first,
-// so builds, runs and compiles are reproducible. Sugar functions record themselves as
+// so builds, runs and compiles are reproducible. The explorer's editor deletes nodes by
+// erase(), which leaves a tombstone (Node::removed) so that no other id changes; files
+// are written from compacted(), which renumbers. Sugar functions record themselves as
 // named groups over the primitives they create (the editor shows them as boxes).
 #pragma once
 
@@ -45,6 +47,7 @@ struct Node {
   std::string name;             // optional user-visible name
   bool alwaysPositive = false;  // value provably >= 0 in every entry
   GroupId group = kNoGroup;     // innermost sugar group that created the node
+  bool removed = false;         // a tombstone left by Graph::erase (editor only)
 
   std::optional<SliceTag> slice;  // Linear only
   ExactMatrix A;                  // Linear: rows(A) x dim(x); LinState: dim x dim
@@ -68,6 +71,7 @@ struct Group {
   std::vector<NodeId> nodes;  // every node created while the group was open
   NodeId output = kNoNode;
   bool expanded = false;  // editor state: a collapsed group is drawn as one box
+  bool removed = false;   // every member was erased (Graph::erase; editor only)
 };
 
 struct NodePosition {
@@ -91,12 +95,20 @@ class Graph {
   // validated here, so that checkGraph() can report every problem of a file.
   NodeId addUnchecked(Node node);
 
+  // Ids in use so far, tombstones included: every id is < nodeCount().
   size_t nodeCount() const { return nodes_.size(); }
+  // Nodes that exist (nodeCount() less the tombstones).
+  size_t liveNodeCount() const;
+  // Whether `id` names a node that exists (in range and not erased).
+  bool contains(NodeId id) const;
+  bool containsGroup(GroupId id) const;
+  // Throws lsrl::Error for an id out of range or erased.
   const Node& node(NodeId id) const;
   Node& mutableNode(NodeId id);
+  // Every record, tombstones included (check Node::removed when iterating).
   const std::vector<Node>& nodes() const { return nodes_; }
 
-  void setOutput(NodeId id);
+  void setOutput(NodeId id);  // kNoNode clears it
   NodeId output() const { return output_; }
   // The Input node (the first one if a malformed graph has several); kNoNode if none.
   NodeId input() const;
@@ -131,7 +143,22 @@ class Graph {
   const std::map<GroupId, NodePosition>& groupLayout() const { return groupLayout_; }
   Group& mutableGroup(GroupId id);
 
-  // ---- structural edits (the explorer's editor; each keeps ids consecutive) ----------
+  // ---- the explorer's editor: deletions that keep ids, and their undo ---------------
+  // Erases nodes, leaving tombstones: no other id changes. Readers of an erased node
+  // keep an unconnected slot (kNoNode), except a Concat, which loses the slot; groups
+  // lose erased members, and a group left without members is marked removed (its id
+  // stays); an erased output clears the output; layout entries of erased nodes and
+  // removed groups go. Throws (changing nothing) for an id that names no live node.
+  void erase(const std::vector<NodeId>& ids);
+  // The same graph without tombstones and removed groups, renumbered in id order (the
+  // form files are written in). `newIds`, if given, maps every old id to its new one
+  // (kNoNode for tombstones).
+  Graph compacted(std::vector<NodeId>* newIds = nullptr) const;
+  // Puts a record back as it was (undo): `n.id` < nodeCount(), tombstone or not.
+  void restoreRecord(Node n);
+  void restoreRecord(Group g);
+
+  // ---- structural edits that renumber (each keeps ids consecutive) -------------------
   // Keeps the first `nodeCount` nodes and `groupCount` groups (the undo of an append).
   // Layout entries of dropped items are erased; the output, group outputs and inputs
   // naming a dropped node become kNoNode; member lists and open groups lose them.
@@ -151,6 +178,9 @@ class Graph {
 
  private:
   NodeId appendNode(Node node);
+  // removeNodes without validation: drops the nodes marked in `removed` (and groups that
+  // are removed or lose every member), renumbering the rest; returns old -> new ids.
+  std::vector<NodeId> renumberWithout(const std::vector<char>& removed);
 
   std::vector<Node> nodes_;
   std::vector<Group> groups_;

@@ -1,6 +1,7 @@
-// Graph's structural edits for the explorer's editor: truncate, removeNodes, append.
-// Each keeps node and group ids consecutive (their index) and every reference to them
-// (inputs, output, group members and outputs, parents, layouts) consistent.
+// Graph's structural edits for the explorer's editor: erase (tombstones, ids kept) and
+// its undo (restoreRecord), and the edits that keep ids consecutive: truncate,
+// removeNodes, compacted, append. Each keeps every reference (inputs, output, group
+// members and outputs, parents, layouts) consistent.
 #include <algorithm>
 #include <utility>
 
@@ -82,6 +83,74 @@ std::vector<NodeId> Graph::removeNodes(const std::vector<NodeId>& ids) {
     node(id);  // validates
     removed[static_cast<size_t>(id)] = 1;
   }
+  return renumberWithout(removed);
+}
+
+Graph Graph::compacted(std::vector<NodeId>* newIds) const {
+  Graph out = *this;
+  std::vector<char> drop(nodes_.size(), 0);
+  for (const Node& n : nodes_) drop[static_cast<size_t>(n.id)] = n.removed;
+  std::vector<NodeId> map = out.renumberWithout(drop);
+  for (Node& n : out.nodes_) n.removed = false;
+  if (newIds != nullptr) *newIds = std::move(map);
+  return out;
+}
+
+void Graph::erase(const std::vector<NodeId>& ids) {
+  for (NodeId id : ids) node(id);  // validates first: nothing changes on a bad id
+  std::vector<char> gone(nodes_.size(), 0);
+  for (NodeId id : ids) gone[static_cast<size_t>(id)] = 1;
+  auto erased = [&](NodeId id) {
+    return id >= 0 && static_cast<size_t>(id) < gone.size() && gone[static_cast<size_t>(id)];
+  };
+  for (Node& n : nodes_) {
+    if (n.removed) continue;
+    if (gone[static_cast<size_t>(n.id)]) {
+      // The tombstone keeps only its id: undo restores the record from its own copy.
+      Node tomb;
+      tomb.id = n.id;
+      tomb.removed = true;
+      n = std::move(tomb);
+      layout_.erase(n.id);
+      continue;
+    }
+    if (n.op == Op::Concat) {
+      std::erase_if(n.inputs, erased);  // a Concat loses the slot
+    } else {
+      for (NodeId& p : n.inputs)
+        if (erased(p)) p = kNoNode;
+    }
+  }
+  for (Group& gr : groups_) {
+    if (gr.removed) continue;
+    const size_t before = gr.nodes.size();
+    std::erase_if(gr.nodes, erased);
+    if (erased(gr.output)) gr.output = kNoNode;
+    if (before > 0 && gr.nodes.empty()) {
+      gr.removed = true;
+      groupLayout_.erase(gr.id);
+    }
+  }
+  if (erased(output_)) output_ = kNoNode;
+}
+
+void Graph::restoreRecord(Node n) {
+  if (n.id < 0 || static_cast<size_t>(n.id) >= nodes_.size()) {
+    throw Error("cannot restore node " + std::to_string(n.id) + ": the graph has ids 0.." +
+                std::to_string(static_cast<long long>(nodes_.size()) - 1));
+  }
+  nodes_[static_cast<size_t>(n.id)] = std::move(n);
+}
+
+void Graph::restoreRecord(Group g) {
+  if (g.id < 0 || static_cast<size_t>(g.id) >= groups_.size()) {
+    throw Error("cannot restore group " + std::to_string(g.id) + ": the graph has ids 0.." +
+                std::to_string(static_cast<long long>(groups_.size()) - 1));
+  }
+  groups_[static_cast<size_t>(g.id)] = std::move(g);
+}
+
+std::vector<NodeId> Graph::renumberWithout(const std::vector<char>& removed) {
   std::vector<NodeId> newId(nodes_.size(), kNoNode);
   NodeId next = 0;
   for (size_t i = 0; i < nodes_.size(); ++i) {
@@ -98,7 +167,7 @@ std::vector<NodeId> Graph::removeNodes(const std::vector<NodeId>& ids) {
       return id >= 0 && static_cast<size_t>(id) < removed.size() &&
              removed[static_cast<size_t>(id)];
     });
-    groupRemoved[g] = before > 0 && gr.nodes.empty();
+    groupRemoved[g] = gr.removed || (before > 0 && gr.nodes.empty());
   }
   GroupId nextGroup = 0;
   for (size_t g = 0; g < groups_.size(); ++g) {

@@ -41,7 +41,7 @@ GraphStats computeStats(const Graph& g) {
     }
   }
   s.totalNodes = static_cast<int>(program.size());
-  s.unusedNodes = static_cast<int>(g.nodeCount()) - s.totalNodes;
+  s.unusedNodes = static_cast<int>(g.liveNodeCount()) - s.totalNodes;
   if (g.input() != kNoNode) s.inputDim = g.node(g.input()).dim;
   if (g.output() != kNoNode) s.outputDim = g.node(g.output()).dim;
   s.conductor = g.conductor();

@@ -804,7 +804,13 @@ class Loader {
 
 json graphToJson(const Graph& g) { return graphToJson(g, json()); }
 
-json graphToJson(const Graph& g, const json& metadata) {
+json graphToJson(const Graph& graph, const json& metadata) {
+  // Files have consecutive ids: an editor's tombstones are dropped and the rest renumbered.
+  bool hasTombstones = false;
+  for (const Group& gr : graph.groups()) hasTombstones = hasTombstones || gr.removed;
+  hasTombstones = hasTombstones || graph.liveNodeCount() != graph.nodeCount();
+  const Graph compact = hasTombstones ? graph.compacted() : Graph();
+  const Graph& g = hasTombstones ? compact : graph;
   json doc = json::object();
   doc["format"] = kFormatName;
   doc["version"] = kGraphFormatVersion;

@@ -105,18 +105,24 @@ TEST(Document, AddConnectAndRemoveAreUndoable) {
   EXPECT_TRUE(doc.problemsOf(concat).empty());
   doc.setOutput(concat);
   const std::string built = textOf(doc);
-  // Removing the Linear renumbers the ReLU and the Concat, and leaves the ReLU unconnected.
+  // Removing the Linear keeps every other id (the ReLU stays #2, the Concat #3) and
+  // leaves the ReLU unconnected.
   doc.removeNodes({1});
-  EXPECT_EQ(doc.graph().nodeCount(), 3u);
-  EXPECT_EQ(doc.graph().node(1).op, Op::ReLU);
-  EXPECT_EQ(doc.graph().node(1).inputs, std::vector<NodeId>{kNoNode});
-  EXPECT_FALSE(doc.problemsOf(1).empty());
+  EXPECT_EQ(doc.graph().liveNodeCount(), 3u);
+  EXPECT_FALSE(doc.graph().contains(1));
+  EXPECT_EQ(doc.graph().node(2).op, Op::ReLU);
+  EXPECT_EQ(doc.graph().node(2).inputs, std::vector<NodeId>{kNoNode});
+  EXPECT_EQ(doc.graph().node(concat).op, Op::Concat);
+  EXPECT_FALSE(doc.problemsOf(2).empty());
+  // The file is written with consecutive ids.
+  EXPECT_EQ(graphFromString(textOf(doc), "saved").nodeCount(), 3u);
   doc.undoStack()->undo();
   EXPECT_EQ(textOf(doc), built);
   for (int i = 0; i < 4; ++i) doc.undoStack()->undo();
   EXPECT_EQ(textOf(doc), original);
   for (int i = 0; i < 5; ++i) doc.undoStack()->redo();
-  EXPECT_EQ(doc.graph().nodeCount(), 3u);
+  EXPECT_EQ(doc.graph().liveNodeCount(), 3u);
+  EXPECT_FALSE(doc.graph().contains(1));
 }
 
 TEST(Document, MovesOfOneDragMergeIntoOneStep) {

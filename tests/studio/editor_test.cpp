@@ -303,16 +303,16 @@ TEST(Editor, CopyPasteDuplicateDelete) {
   ASSERT_TRUE(
       QApplication::clipboard()->mimeData()->hasFormat(QStringLiteral("application/x-lsrl-graph")));
   f.view.pasteClipboard();
-  EXPECT_EQ(f.doc.graph().nodeCount(), nodes + members);
+  EXPECT_EQ(f.doc.graph().liveNodeCount(), nodes + members);
   // The pasted group is selected; deleting it restores the node count.
   const QList<ItemRef> pasted = f.view.selectedItems();
   ASSERT_EQ(pasted.size(), 1);
   EXPECT_EQ(pasted.front().kind, ItemRef::Kind::Group);
   f.view.deleteSelection();
-  EXPECT_EQ(f.doc.graph().nodeCount(), nodes);
+  EXPECT_EQ(f.doc.graph().liveNodeCount(), nodes);
   f.view.graphScene()->selectRefs({ItemRef{ItemRef::Kind::Node, f.doc.graph().output()}});
   f.view.duplicateSelection();
-  EXPECT_EQ(f.doc.graph().nodeCount(), nodes + 1);
+  EXPECT_EQ(f.doc.graph().liveNodeCount(), nodes + 1);
 }
 
 TEST(Editor, SearchFindsNamesGroupsAndIds) {

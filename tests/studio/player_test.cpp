@@ -17,6 +17,9 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QWheelEvent>
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -27,9 +30,12 @@
 #include "app/studio/document/document.h"
 #include "app/studio/player/compile_count_chart.h"
 #include "app/studio/player/debranch_view.h"
+#include "app/studio/player/frame_export.h"
 #include "app/studio/player/node_inspector.h"
+#include "app/studio/player/player_graph_view.h"
 #include "app/studio/player/player_scene.h"
 #include "app/studio/player/rule_explanation.h"
+#include "app/studio/player/step_focus.h"
 #include "studio/studio_test_util.h"
 
 namespace lsrl::studio {
@@ -198,17 +204,23 @@ TEST_F(PlayerTest, CompilesScrubsPlaysAndInspectsTok2tok) {
     std::sort(ms.begin(), ms.end());
     return std::pair(ms[ms.size() / 2], ms[ms.size() * 95 / 100]);
   };
-  view->fitToGraph();
-  const auto [randomMedian, random95] = timeSteps([&](int) { return pick(rng); });
-  ASSERT_TRUE(view->showStep(mid - 100 > 0 ? mid - 100 : 0));
-  const int start = view->currentStep();
-  const auto [seqMedian, seq95] = timeSteps([&](int i) { return start + i + 1; });
-  std::printf(
-      "scrub tok2tok (%d steps): random jumps median %.2f ms (95%% %.2f ms), "
-      "single steps median %.2f ms (95%% %.2f ms)\n",
-      n, randomMedian, random95, seqMedian, seq95);
-  EXPECT_LT(randomMedian, 50.0);
-  EXPECT_LT(seqMedian, 50.0);
+  // Following the rewrite (the default: every step re-framed at a readable zoom), then
+  // the whole graph fitted with following off (every box painted).
+  for (const bool following : {true, false}) {
+    view->followBox()->setChecked(following);
+    if (!following) view->fitToGraph();
+    const auto [randomMedian, random95] = timeSteps([&](int) { return pick(rng); });
+    ASSERT_TRUE(view->showStep(mid - 100 > 0 ? mid - 100 : 0));
+    const int start = view->currentStep();
+    const auto [seqMedian, seq95] = timeSteps([&](int i) { return start + i + 1; });
+    std::printf(
+        "scrub tok2tok (%d steps, %s): random jumps median %.2f ms (95%% %.2f ms), "
+        "single steps median %.2f ms (95%% %.2f ms)\n",
+        n, following ? "following the rewrite" : "fitted, not following", randomMedian, random95,
+        seqMedian, seq95);
+    EXPECT_LT(randomMedian, 50.0);
+    EXPECT_LT(seqMedian, 50.0);
+  }
 }
 
 // To the end lays the path out afresh: left to right along every edge, no box on
@@ -414,6 +426,235 @@ TEST_F(PlayerTest, ShowsTheErrorOfAnInvalidProgramAndFollowsTheDocument) {
   EXPECT_TRUE(view->statusText().startsWith(QStringLiteral("Compile failed")))
       << view->statusText().toStdString();
   screenshot(*view, QStringLiteral("player_7_invalid_program"));
+}
+
+// ---- the view: readable, following the rewrite, zoom and pan ---------------------------
+
+// Whether node `id`'s box (at its final place) lies whole inside the graph's viewport.
+bool boxOnScreen(const DebranchView& view, NodeId id) {
+  if (view.scene()->nodeItem(id) == nullptr) return false;
+  const NodePosition p = view.scene()->positionOf(id);
+  const QRectF box(p.x - kNodeWidth / 2, p.y - kNodeHeight / 2, kNodeWidth, kNodeHeight);
+  const QRect onScreen = view.graphView()->mapFromScene(box).boundingRect();
+  return view.graphView()->viewport()->rect().contains(onScreen);
+}
+
+// The point size the box labels have on screen.
+double labelPointsOnScreen(const DebranchView& view) {
+  return PlayerNodeItem::labelFont().pointSizeF() * view.graphView()->zoom();
+}
+
+// The node the view follows at the step shown (the branch node while it lives).
+NodeId followedNode(const DebranchView& view) {
+  const auto focus = stepFocus(*view.scene(), *view.cursor());
+  return focus ? focus->node : kNoNode;
+}
+
+void turnWheel(QWidget* viewport, QPoint at, int notches, Qt::KeyboardModifiers mods = {}) {
+  for (int i = 0; i < std::abs(notches); ++i) {
+    QWheelEvent event(at, viewport->mapToGlobal(at), QPoint(), QPoint(0, notches > 0 ? 120 : -120),
+                      Qt::NoButton, mods, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(viewport, &event);
+  }
+}
+
+// After a compile the view shows the first rewrite readably (not 980 specks); playing,
+// every step's branch node is on screen with labels of at least 9 pt.
+TEST_F(PlayerTest, OpensReadableAndFollowsTheBranchNodeWhilePlaying) {
+  ASSERT_TRUE(view->compileAndWait(Backend::Exact, true));
+  QApplication::processEvents();
+  const NodeId first = view->compileResult()->steps.front().branch;
+  EXPECT_EQ(followedNode(*view), first);
+  EXPECT_TRUE(boxOnScreen(*view, first));
+  EXPECT_GE(labelPointsOnScreen(*view), 9.0);
+  screenshot(*view, QStringLiteral("player_follow_0_compiled"));
+
+  int followed = 0;
+  std::vector<int> lost;
+  QObject::connect(view.get(), &DebranchView::stepShown, view.get(), [&](int k) {
+    const NodeId id = followedNode(*view);
+    if (id == kNoNode) return;
+    ++followed;
+    if (!boxOnScreen(*view, id) || labelPointsOnScreen(*view) < 9.0) lost.push_back(k);
+  });
+  view->speedBox()->setValue(40);
+  view->play();
+  ASSERT_TRUE(waitUntil([&] { return view->currentStep() >= 60; }, 20000));
+  view->pause();
+  EXPECT_GT(followed, 40);
+  EXPECT_TRUE(lost.empty()) << lost.size() << " steps lost their branch node, the first "
+                            << lost.front();
+  screenshot(*view, QStringLiteral("player_follow_1_played"));
+
+  // A jump (go to step 1000): the caption's branch node — or, as the step replaced it,
+  // the node the caption names in its place — is brought on screen.
+  ASSERT_TRUE(view->showStep(1000));
+  const compiler::Step& step = view->compileResult()->steps[999];
+  EXPECT_TRUE(view->stepText().contains(QStringLiteral("#%1").arg(step.branch)));
+  const NodeId shown = followedNode(*view);
+  ASSERT_NE(shown, kNoNode);
+  if (!view->cursor()->alive(step.branch)) {
+    EXPECT_TRUE(view->stepText().contains(QStringLiteral("replaced by <b>#%1</b>").arg(shown)))
+        << view->stepText().toStdString();
+  }
+  EXPECT_TRUE(boxOnScreen(*view, shown));
+  EXPECT_GE(labelPointsOnScreen(*view), 9.0);
+  screenshot(*view, QStringLiteral("player_follow_2_step_1000"));
+
+  // Not following: a step leaves the view where the reader put it.
+  view->followBox()->setChecked(false);
+  view->fitToGraph();
+  const QRectF fitted = view->graphView()->visibleSceneRect();
+  ASSERT_TRUE(view->showStep(1500));
+  EXPECT_EQ(view->graphView()->visibleSceneRect(), fitted);
+}
+
+// The wheel (plain and with Ctrl) zooms around the cursor, + - 0 zoom and fit, the middle
+// button and a left drag on the background pan, as in the editor.
+TEST_F(PlayerTest, ZoomsAndPansLikeTheEditor) {
+  ASSERT_TRUE(view->compileAndWait(Backend::Exact, true));
+  PlayerGraphView* graph = view->graphView();
+  QWidget* vp = graph->viewport();
+  QApplication::processEvents();
+  const double z0 = graph->zoom();
+  const QPoint at(vp->width() / 3, vp->height() / 3);
+  const QPointF under = graph->mapToScene(at);
+  turnWheel(vp, at, 2);
+  EXPECT_NEAR(graph->zoom(), z0 * 1.2 * 1.2, 0.02 * z0);
+  // Around the cursor: the scene point under it stays under it (to a pixel).
+  EXPECT_LT(QLineF(graph->mapFromScene(under), at).length(), 2.0);
+  turnWheel(vp, at, -2, Qt::ControlModifier);
+  EXPECT_NEAR(graph->zoom(), z0, 0.02 * z0);
+  EXPECT_LT(QLineF(graph->mapFromScene(under), at).length(), 2.0);
+
+  graph->setFocus();
+  QTest::keyClick(graph, Qt::Key_Plus);
+  EXPECT_NEAR(graph->zoom(), z0 * 1.25, 0.01);
+  QTest::keyClick(graph, Qt::Key_Minus);
+  EXPECT_NEAR(graph->zoom(), z0, 0.01);
+  QTest::keyClick(graph, Qt::Key_0);
+  EXPECT_LT(graph->zoom(), z0);  // the whole graph of step 0 is wider than the window
+  EXPECT_TRUE(graph->visibleSceneRect().contains(view->scene()->nodesBounds()));
+  graph->setZoom(1.0);
+
+  // Panning: the plane follows the mouse.
+  auto drag = [&](Qt::MouseButton button, QPoint from, QPoint to) {
+    QTest::mousePress(vp, button, {}, from);
+    for (int i = 1; i <= 5; ++i) QTest::mouseMove(vp, from + (to - from) * i / 5);
+    QTest::mouseRelease(vp, button, {}, to);
+  };
+  const QPoint centre = vp->rect().center();
+  QPointF before = graph->mapToScene(centre);
+  drag(Qt::MiddleButton, centre, centre + QPoint(120, 80));
+  EXPECT_LT(QLineF(graph->mapToScene(centre), before - QPointF(120, 80) / graph->zoom()).length(),
+            2.0);
+  // A background point for the left button: no box there, but inside an edge's wide open
+  // path (which takes no clicks), where a press must pan too.
+  auto hasBox = [&](QPoint p) {
+    const QList<QGraphicsItem*> under = graph->items(p);
+    return std::any_of(under.begin(), under.end(), [](QGraphicsItem* i) {
+      return dynamic_cast<PlayerNodeItem*>(i) != nullptr;
+    });
+  };
+  QPoint empty(-1, -1);
+  for (int y = 20; y < vp->height() - 20 && empty.x() < 0; y += 15)
+    for (int x = 20; x < vp->width() - 140 && empty.x() < 0; x += 15)
+      if (!hasBox(QPoint(x, y)) && graph->itemAt(QPoint(x, y)) != nullptr) empty = QPoint(x, y);
+  ASSERT_GE(empty.x(), 0);
+  before = graph->mapToScene(centre);
+  drag(Qt::LeftButton, empty, empty + QPoint(100, 0));
+  EXPECT_LT(QLineF(graph->mapToScene(centre), before - QPointF(100, 0) / graph->zoom()).length(),
+            2.0);
+  EXPECT_FALSE(graph->isPanning());
+}
+
+// Lay out settles the graph around the branch node: it keeps its place and the view
+// frames it readably.
+TEST_F(PlayerTest, LayOutKeepsTheBranchNodeInPlaceAndFramed) {
+  ASSERT_TRUE(view->compileAndWait(Backend::Float64, true));
+  ASSERT_TRUE(view->showStep(view->stepCount() / 2));
+  const NodeId branch = followedNode(*view);
+  ASSERT_NE(branch, kNoNode);
+  const NodePosition before = view->scene()->positionOf(branch);
+  view->layOutButton()->click();
+  ASSERT_TRUE(waitUntil([&] { return !view->isLayingOut(); }, 30000));
+  view->scene()->finishAnimation();
+  const NodePosition after = view->scene()->positionOf(branch);
+  EXPECT_NEAR(after.x, before.x, 0.5);
+  EXPECT_NEAR(after.y, before.y, 0.5);
+  EXPECT_TRUE(boxOnScreen(*view, branch));
+  EXPECT_GE(labelPointsOnScreen(*view), 9.0);
+  screenshot(*view, QStringLiteral("player_layout_keeps_branch"));
+
+  // To the end: the path laid out around the last rewrite, shown readably.
+  view->toEnd();
+  ASSERT_TRUE(waitUntil([&] { return !view->isLayingOut(); }, 30000));
+  view->scene()->finishAnimation();
+  EXPECT_GE(labelPointsOnScreen(*view), 9.0);
+  const NodeId last = followedNode(*view);
+  if (last != kNoNode) {
+    EXPECT_TRUE(boxOnScreen(*view, last));
+  }
+}
+
+// Pixels of the frames marking a step's rewrite (the branch node's orange, the new
+// nodes' green) in a picture.
+int rewriteMarkPixels(const QImage& image) {
+  auto near = [](const QColor& c, int r, int g, int b) {
+    return std::abs(c.red() - r) < 20 && std::abs(c.green() - g) < 20 &&
+           std::abs(c.blue() - b) < 20;
+  };
+  int count = 0;
+  for (int y = 0; y < image.height(); ++y) {
+    for (int x = 0; x < image.width(); ++x) {
+      const QColor c = image.pixelColor(x, y);
+      if (near(c, 230, 110, 0) || near(c, 40, 150, 60)) ++count;
+    }
+  }
+  return count;
+}
+
+// The frame export writes the last step too, every frame of one size, each framed on its
+// step's rewrite at a readable zoom (the branch node's orange frame large in it).
+TEST_F(PlayerTest, ExportsFramesUpToTheLastStepFramedOnTheRewrite) {
+  ASSERT_TRUE(view->compileAndWait(Backend::Exact, true));
+  const int n = view->stepCount();
+  const int every = frameStride(n);
+  ASSERT_GT(every, 1);
+  ASSERT_NE(n % every, 0) << "pick a compile whose stride steps over the end";
+  const std::vector<int> steps = frameSteps(0, n, every);
+  EXPECT_EQ(steps.back(), n);
+  EXPECT_EQ(steps.front(), 0);
+  EXPECT_EQ(frameSteps(0, 8, 4), (std::vector<int>{0, 4, 8}));
+  EXPECT_EQ(frameSteps(0, 9, 4), (std::vector<int>{0, 4, 8, 9}));
+  EXPECT_EQ(frameSteps(3, 3, 4), (std::vector<int>{3}));
+
+  QTemporaryDir dir;
+  QElapsedTimer t;
+  t.start();
+  const QStringList written = exportDebranchFrames(*view, dir.path(), FrameRange{0, -1, every});
+  std::printf("exported %lld frames in %lld ms\n", static_cast<long long>(written.size()),
+              static_cast<long long>(t.elapsed()));
+  ASSERT_EQ(written.size(), static_cast<qsizetype>(steps.size()));
+  EXPECT_TRUE(written.back().endsWith(QStringLiteral("step_%1.png").arg(n, 5, 10, QChar('0'))));
+  EXPECT_TRUE(QFileInfo::exists(written.back()));
+  const QSize size = QImage(written.front()).size();
+  int readableFrames = 0;
+  int checkedFrames = 0;
+  for (size_t i = 1; i < steps.size(); i += steps.size() / 8) {
+    const QImage frame(written[static_cast<qsizetype>(i)]);
+    EXPECT_EQ(frame.size(), size);
+    ASSERT_TRUE(view->showStep(steps[i]));
+    bool marked = false;
+    for (NodeId id : view->cursor()->aliveIds())
+      marked = marked || view->scene()->nodeItem(id)->mark() != PlayerNodeItem::Mark::None;
+    if (!marked) continue;
+    ++checkedFrames;
+    // At 1:1 the 5-unit frame around a 150 x 48 box is some 1500 pixels; fitted, a few.
+    if (rewriteMarkPixels(frame) > 800) ++readableFrames;
+  }
+  EXPECT_GT(checkedFrames, 3);
+  EXPECT_EQ(readableFrames, checkedFrames);
 }
 
 }  // namespace

@@ -8,11 +8,14 @@
 #include <QFile>
 #include <QGuiApplication>
 #include <QLineSeries>
+#include <QLogValueAxis>
 #include <QScatterSeries>
 #include <QSignalSpy>
 #include <QSvgRenderer>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QValueAxis>
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <numbers>
@@ -499,6 +502,46 @@ TEST(NoisePlotView, PlotsTheCsvOnALogAxis) {
   EXPECT_FALSE(view.loadCsv(QStringLiteral("/nonexistent/noise.csv"), &error));
   EXPECT_TRUE(error.contains(QStringLiteral("/nonexistent/noise.csv"))) << error.toStdString();
   EXPECT_EQ(view.lines().size(), 5u) << "a failed load keeps the plot";
+}
+
+// Issue 17: a percentage (tok2tok's % wrong tokens) tops out at 100, and any linear axis at
+// a nice bound just above the data (it used to run to 150 for data of at most 100).
+TEST(NoisePlotView, TheValueAxisEndsJustAboveTheDataAndAPercentageAt100) {
+  NoisePlotView view(nullptr, nullptr);
+  view.resize(1000, 560);
+  view.show();
+  auto valueAxisMax = [&] {
+    QAbstractAxis* axis = view.chartView()->chart()->axes(Qt::Vertical).front();
+    if (auto* linear = qobject_cast<QValueAxis*>(axis)) return linear->max();
+    return qobject_cast<QLogValueAxis*>(axis)->max();
+  };
+  auto dataMax = [&] {
+    double top = 0;
+    for (const NoiseSummaryRow& r : view.summary()) top = std::max(top, r.mean);
+    return top;
+  };
+  for (const char* name :
+       {"tok2tok_optimize.csv", "tok2tok_no_optimize.csv", "tok2tok_no_optimize_25seeds.csv"}) {
+    SCOPED_TRACE(name);
+    QString error;
+    ASSERT_TRUE(
+        view.loadCsv(QStringLiteral(LSRL_SOURCE_DIR "/docs/noise/") + QLatin1String(name), &error))
+        << error.toStdString();
+    view.setLogY(false);
+    EXPECT_LE(valueAxisMax(), 100.0) << "a percentage";
+    EXPECT_GE(valueAxisMax(), dataMax());
+    view.setLogY(true);
+    EXPECT_LE(valueAxisMax(), 100.0) << "a percentage on the log axis";
+    EXPECT_GE(valueAxisMax(), dataMax());
+  }
+  QString error;
+  ASSERT_TRUE(
+      view.loadCsv(QStringLiteral(LSRL_SOURCE_DIR "/docs/noise/vec2vec_optimize.csv"), &error));
+  view.setLogY(false);
+  EXPECT_GE(valueAxisMax(), dataMax());
+  EXPECT_LE(valueAxisMax(), 1.25 * dataMax()) << "a nice bound just above the data";
+  QApplication::processEvents();
+  saveScreenshot(view, QStringLiteral("plots_noise_vec2vec_linear"));
 }
 
 TEST(TrajectoryView, RenderStateWritesAScreenshot) {

@@ -6,9 +6,12 @@
 #include <QSignalSpy>
 #include <QTest>
 #include <QTreeWidget>
+#include <QWheelEvent>
 #include <cmath>
 
 #include "app/studio/document/document.h"
+#include "app/studio/editor/box_item.h"
+#include "app/studio/editor/graph_scene.h"
 #include "app/studio/stepper/divergence.h"
 #include "app/studio/stepper/prompt_builder.h"
 #include "app/studio/stepper/stepper_run.h"
@@ -107,6 +110,20 @@ TEST(StepperRun, TargetRunsGiveOutputsOnly) {
   const Divergence d = firstDivergence(p, t);
   EXPECT_FALSE(d.found) << d.describe();
   EXPECT_EQ(d.compared, "outputs only");
+}
+
+// The point size the editor's box titles (13 px) have on screen in `view`.
+double titlePointsOnScreen(const ValueGraphView& view) {
+  return 13.0 * 72.0 / view.logicalDpiY() * view.zoom();
+}
+
+// Whether the box showing program node `id` lies whole inside the viewport.
+bool nodeOnScreen(const ValueGraphView& view, NodeId id) {
+  const auto ref = view.graphScene()->visibleRefOfNode(id);
+  const BoxItem* box = ref ? view.graphScene()->boxOf(*ref) : nullptr;
+  if (box == nullptr) return false;
+  const QRect r = view.mapFromScene(box->sceneBoundingRect()).boundingRect();
+  return view.viewport()->rect().contains(r);
 }
 
 class StepperViewTest : public ::testing::Test {
@@ -224,6 +241,8 @@ TEST_F(StepperViewTest, FindsWhereFloat64CompileDivergesFromExact) {
   std::printf("float64 answer %d %d %d\n", floatAnswer[0], floatAnswer[1], floatAnswer[2]);
   view->goToDivergence();
   EXPECT_EQ(view->currentStep(), d.step);
+  EXPECT_TRUE(nodeOnScreen(*view->graphView(), d.node.a));
+  EXPECT_GE(titlePointsOnScreen(*view->graphView()), 9.0);
   test::saveScreenshot(*view, QStringLiteral("stepper_divergence"));
 
   // The same compile in both backends, compared in program terms too: the first program
@@ -286,6 +305,40 @@ TEST_F(StepperViewTest, BuildsPromptsAndRejectsBadTokens) {
   EXPECT_THROW(b->build(), Error);  // the query is not a key
   view->setTokens({{Exact(1)}, {Exact(2)}});
   EXPECT_EQ(view->tokenTable()->tokens().size(), 2u);
+}
+
+// The graph opens readable (the output framed, box titles >= 9 pt, not the whole program
+// as specks), the wheel zooms around the cursor and + - 0 zoom and fit.
+TEST_F(StepperViewTest, OpensTheGraphReadableAndZoomsLikeTheEditor) {
+  view->startRun();
+  ASSERT_TRUE(view->waitForRun());
+  QApplication::processEvents();
+  ValueGraphView* graph = view->graphView();
+  EXPECT_GE(titlePointsOnScreen(*graph), 9.0);
+  EXPECT_TRUE(nodeOnScreen(*graph, doc.graph().output()));
+  test::saveScreenshot(*view, QStringLiteral("stepper_opens_readable"));
+
+  QWidget* vp = graph->viewport();
+  const double z0 = graph->zoom();
+  const QPoint at(vp->width() / 4, vp->height() / 2);
+  const QPointF under = graph->mapToScene(at);
+  QWheelEvent wheel(at, vp->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton,
+                    Qt::ControlModifier, Qt::NoScrollPhase, false);
+  QApplication::sendEvent(vp, &wheel);
+  EXPECT_NEAR(graph->zoom(), z0 / 1.2, 0.02);
+  EXPECT_LT(QLineF(graph->mapFromScene(under), at).length(), 2.0);
+  QTest::keyClick(graph, Qt::Key_0);
+  EXPECT_TRUE(graph->visibleSceneRect().contains(graph->graphScene()->contentRect()));
+  QTest::keyClick(graph, Qt::Key_Plus);
+  QTest::keyClick(graph, Qt::Key_Minus);
+  // A drag anywhere pans (the view takes no clicks).
+  const QPoint centre = vp->rect().center();
+  const QPointF before = graph->mapToScene(centre);
+  QTest::mousePress(vp, Qt::LeftButton, {}, centre);
+  QTest::mouseMove(vp, centre + QPoint(60, 40));
+  QTest::mouseRelease(vp, Qt::LeftButton, {}, centre + QPoint(60, 40));
+  EXPECT_LT(QLineF(graph->mapToScene(centre), before - QPointF(60, 40) / graph->zoom()).length(),
+            2.0);
 }
 
 }  // namespace

@@ -32,6 +32,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "studio/studio_test_util.h"
+#include "studio/zoo_test_util.h"
 
 namespace lsrl::studio {
 namespace {
@@ -177,6 +178,22 @@ TEST(LatticeGeometry, InThreeDimensionsTheSlotsAreDrawnAsTheyAre) {
   EXPECT_EQ(g.framePoints(3).steps(), 3 * m + 1);
 }
 
+// Issue 17: what the 3D box must hold. The slots and the incoming direction stay on the
+// unit sphere; the orthogonal parts (at most unit length) stick out from the old tips.
+TEST(LatticeGeometry, ItsExtentIsTheUnitSphereAndTheOrthogonalParts) {
+  const auto run = latticeRun();
+  const LatticeGeometry g(run->trace);
+  const LatticeGeometry::Extent e = g.extent();
+  EXPECT_NEAR(e.sphere, 1.0, 1e-9);
+  EXPECT_GT(e.orthogonal, 0.5);
+  EXPECT_LE(e.orthogonal, 1.0 + 1e-9);
+  double longest = 0;
+  for (int t = 0; t < g.steps(); ++t)
+    for (const Point3& o : g.frame(t).orthogonal)
+      longest = std::max(longest, std::sqrt(dot3(o, o)));
+  EXPECT_DOUBLE_EQ(e.orthogonal, longest);
+}
+
 TEST(LatticeGeometry, WiderSlotsAreProjectedByAnUncentredPca) {
   const auto run = latticeRun({{"d", 6}, {"m", 4}, {"d_in", 6}});
   const LatticeGeometry g(run->trace);
@@ -283,6 +300,37 @@ TEST(LatticeView, ProjectsWideSlotsAndSwitchesAxes) {
   view.setHead(1);
   EXPECT_EQ(view.cosines()->data().values[0][0], run->trace.get("head1/slot_cosines").data[8 * 16]);
   test::saveScreenshot(view, QStringLiteral("zoo_lattice_view_d5_head1"));
+}
+
+// Issue 17: beside the sphere the charts are short at the Models tab's size (a 1600x1000
+// window); their value labels must still read as numbers (they were elided to "...").
+TEST(LatticeView, TheChartsValueLabelsAreNumbersAtTheTabsSize) {
+  const auto run = latticeRun();
+  LatticeView view;
+  view.setRun(run);
+  view.show();
+  for (const QSize size : {QSize(1290, 660), QSize(1100, 560), QSize(1300, 820)}) {
+    view.resize(size);
+    QApplication::processEvents();
+    for (StepChart* chart : {view.normsChart(), view.writeChart()}) {
+      const QStringList labels = test::chartAxisLabels(chart->chartView(), Qt::Vertical);
+      SCOPED_TRACE(QStringLiteral("%1 at %2x%3: %4")
+                       .arg(chart->chartView()->chart()->title())
+                       .arg(size.width())
+                       .arg(size.height())
+                       .arg(labels.join(QStringLiteral(" | ")))
+                       .toStdString());
+      EXPECT_GE(labels.size(), 2);
+      for (const QString& label : labels) {
+        bool number = false;
+        label.toDouble(&number);
+        EXPECT_TRUE(number) << label.toStdString();
+      }
+    }
+  }
+  view.resize(1290, 660);
+  QApplication::processEvents();
+  test::saveScreenshot(view, QStringLiteral("zoo_lattice_view_1290x660"));
 }
 
 TEST(LatticeView, StepsRedrawWithinFiftyMilliseconds) {
@@ -421,6 +469,18 @@ TEST(LatticeViewXcb, DrawsTheSlotsOnTheSphereIn3d) {
   view.show();
   ASSERT_TRUE(view.showing3d());
   EXPECT_EQ(view.sphere3d()->seriesCount(), 3 + 3 * 3);
+  // Issue 17: the unit sphere fills the box (it reached ±1.3, the sphere small inside);
+  // the orthogonal parts are shortened to end inside it instead of being clipped.
+  EXPECT_LE(view.sphere3d()->axisReach(), 1.1f + 1e-6f);
+  const double k = view.sphere3d()->orthogonalScale();
+  EXPECT_GT(k, 0.0);
+  EXPECT_LE(k, 1.0);
+  for (int t = 0; t < view.geometry()->steps(); ++t) {
+    const LatticeFrame f = view.geometry()->frame(t);
+    for (size_t i = 0; i < f.before.size(); ++i)
+      for (size_t c = 0; c < 3; ++c)
+        EXPECT_LE(std::abs(f.before[i][c] + k * f.orthogonal[i][c]), view.sphere3d()->axisReach());
+  }
   view.setStep(12);
   test::waitUntil([] { return false; }, 300);
   const QImage image = view.renderImage();

@@ -2,6 +2,8 @@
 // loop and head, the timestep scales, the step norm per loop, exports, and 3D on X.
 #include <gtest/gtest.h>
 
+#include <Q3DScatter>
+#include <Q3DTheme>
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
@@ -12,6 +14,7 @@
 #include <QScatterSeries>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
+#include <QWindow>
 #include <algorithm>
 #include <cstdio>
 
@@ -169,6 +172,35 @@ TEST(LoopedViewXcb, DrawsTheStatesIn3d) {
     exported = true;
   }
   EXPECT_TRUE(exported);
+}
+
+// Issue 17: the 3D axis labels read under software OpenGL. With the default theme they
+// were a small font in a bordered box, drawn without multisampling: the box was all that
+// showed. The Models tab's 3D graphs use a large font without the box.
+TEST(LoopedViewXcb, TheAxisLabelsAreLargeAndUnboxed) {
+  if (QGuiApplication::platformName() != QLatin1String("xcb"))
+    GTEST_SKIP() << "3D needs xcb (platform is " << QGuiApplication::platformName().toStdString()
+                 << ")";
+  const auto run = loopedRun();
+  LoopedView view;
+  view.resize(1290, 660);
+  view.setRun(run);
+  view.show();
+  ASSERT_TRUE(view.has3d());
+  int graphs = 0;
+  for (QWindow* window : QGuiApplication::allWindows()) {
+    auto* graph = qobject_cast<Q3DScatter*>(window);
+    if (graph == nullptr) continue;
+    ++graphs;
+    const Q3DTheme* theme = graph->activeTheme();
+    EXPECT_GE(theme->font().pointSize(), 20);
+    EXPECT_FALSE(theme->isLabelBackgroundEnabled());
+    EXPECT_FALSE(theme->isLabelBorderEnabled());
+  }
+  EXPECT_EQ(graphs, 1);
+  test::waitUntil([] { return false; }, 300);
+  view.renderImage().save(
+      QDir(test::screenshotDir()).filePath(QStringLiteral("zoo_looped_view_3d_1290x660.png")));
 }
 
 }  // namespace

@@ -3,9 +3,15 @@
 
 #include <gtest/gtest.h>
 
+#include <QAbstractAxis>
+#include <QChart>
+#include <QChartView>
+#include <QGraphicsTextItem>
 #include <QImage>
+#include <QStringList>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -30,6 +36,32 @@ inline int writeEveryExport(ModelView& view, const QTemporaryDir& dir) {
     }
   }
   return written;
+}
+
+// The tick labels Qt Charts draws for the chart's `orientation` axis, as a person reads
+// them: the visible, unrotated text items left of (vertical) or under (horizontal) the
+// plot area, without the axis title. A label Qt had to elide reads "...".
+inline QStringList chartAxisLabels(QChartView* view, Qt::Orientation orientation) {
+  QChart* chart = view->chart();
+  const QRectF plot = chart->plotArea();
+  const QString title = chart->axes(orientation).front()->titleText();
+  QStringList labels;
+  for (QGraphicsItem* item : view->scene()->items()) {
+    auto* text = qgraphicsitem_cast<QGraphicsTextItem*>(item);
+    if (text == nullptr || !text->isVisible() || text->rotation() != 0) continue;
+    const QString shown = text->toPlainText();
+    if (shown.isEmpty() || shown == title) continue;
+    const QRectF box = text->sceneBoundingRect();
+    const bool beside =
+        orientation == Qt::Vertical
+            ? box.right() <= plot.left() + 2 && box.center().y() >= plot.top() - 4 &&
+                  box.center().y() <= plot.bottom() + 4
+            : box.top() >= plot.bottom() - 2 && box.center().x() >= plot.left() - 4 &&
+                  box.center().x() <= plot.right() + 4 &&
+                  box.top() <= plot.bottom() + 2 * box.height();
+    if (beside) labels << shown;
+  }
+  return labels;
 }
 
 // The error the view gives for a run whose trace has no arrays (empty if none).

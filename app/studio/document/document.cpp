@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <exception>
 #include <set>
 
 #include "app/layout/expansion_room.h"
@@ -68,8 +69,8 @@ bool hasField(const Node& n, Field f) {
 Document::Document(QObject* parent) : QObject(parent) {
   QObject::connect(&undo_, &QUndoStack::cleanChanged, this,
                    [this] { Q_EMIT modifiedChanged(isModified()); });
-  rebuildVisible();
-  revalidate();
+  visible_ = visibleGraph(graph_);
+  problems_ = checkGraph(graph_);
 }
 
 Document::~Document() = default;
@@ -77,6 +78,11 @@ Document::~Document() = default;
 QString Document::displayName() const {
   if (!filePath_.isEmpty()) return QFileInfo(filePath_).fileName();
   return title_.isEmpty() ? QStringLiteral("Untitled") : title_;
+}
+
+bool Document::contains(ItemRef item) const {
+  return item.kind == ItemRef::Kind::Node ? graph_.contains(item.id)
+                                          : graph_.containsGroup(item.id);
 }
 
 std::vector<Problem> Document::problemsOf(NodeId id) const {
@@ -97,7 +103,7 @@ std::optional<NodePosition> Document::position(ItemRef item) const {
     return it->second;
   }
   // A group never placed as a box sits at the centre of its members' bounding box.
-  if (item.id < 0 || static_cast<size_t>(item.id) >= graph_.groups().size()) return std::nullopt;
+  if (!graph_.containsGroup(item.id)) return std::nullopt;
   bool any = false;
   double x0 = 0, x1 = 0, y0 = 0, y1 = 0;
   for (NodeId m : graph_.groups()[static_cast<size_t>(item.id)].nodes) {
@@ -133,12 +139,16 @@ void Document::replaceContent(Graph g, nlohmann::json metadata) {
   metadata_ = std::move(metadata);
   undo_.clear();
   undo_.setClean();
-  bump();
-  rebuildVisible();
-  revalidate();
+  ++revision_;
+  ++structureRevision_;
+  visible_ = visibleGraph(graph_);
+  problems_ = checkGraph(graph_);
+  DocumentChange what;
+  what.replaced = true;
+  what.structure = true;
+  what.outputAfter = graph_.output();
   Q_EMIT documentReplaced();
-  Q_EMIT structureChanged();
-  Q_EMIT problemsChanged();
+  emitChange(what, true);
   Q_EMIT modifiedChanged(isModified());
 }
 
@@ -198,100 +208,147 @@ void Document::saveTo(const QString& path) {
 
 std::string Document::toText() const { return graphToString(graph_, metadata_); }
 
-// ---- derived state ---------------------------------------------------------------
+// ---- changes: derive, notify, undo ---------------------------------------------------
 
-void Document::bump() { ++revision_; }
+namespace {
 
-void Document::rebuildVisible() {
-  visible_ = visibleGraph(graph_);
-  ++structureRevision_;
+template <class Map>
+void collectKeys(const Map& map, std::set<int>& out) {
+  for (const auto& [id, value] : map) out.insert(id);
 }
 
-void Document::revalidate() { problems_ = checkGraph(graph_); }
-
-void Document::structureEdited() {
-  bump();
-  rebuildVisible();
-  revalidate();
-  Q_EMIT structureChanged();
-  Q_EMIT problemsChanged();
+template <class Record, class Map>
+const Record* recordIn(const Map& map, int id) {
+  const auto it = map.find(id);
+  return it == map.end() ? nullptr : &it->second;
 }
 
-void Document::restoreNodes(const std::vector<Node>& nodes, NodeId output) {
-  std::vector<NodeId> ids;
-  bool edges = false;
-  for (const Node& n : nodes) {
-    Node& current = graph_.mutableNode(n.id);
-    edges = edges || current.inputs != n.inputs;
-    current = n;
-    ids.push_back(n.id);
+}  // namespace
+
+DocumentChange Document::derive(const GraphChange& change, bool forward) {
+  const GraphChange::Side& from = forward ? change.before : change.after;
+  const GraphChange::Side& to = forward ? change.after : change.before;
+  DocumentChange what;
+  what.outputBefore = from.output;
+  what.outputAfter = to.output;
+  std::set<int> nodes, groups, moved, movedGroups;
+  collectKeys(from.nodes, nodes);
+  collectKeys(to.nodes, nodes);
+  collectKeys(from.groups, groups);
+  collectKeys(to.groups, groups);
+  collectKeys(from.layout, moved);
+  collectKeys(to.layout, moved);
+  collectKeys(from.groupLayout, movedGroups);
+  collectKeys(to.groupLayout, movedGroups);
+  for (int id : nodes) {
+    const Node* a = recordIn<Node>(from.nodes, id);
+    const Node* b = recordIn<Node>(to.nodes, id);
+    const bool wiredBefore = a != nullptr && !a->removed && !a->inputs.empty();
+    const bool wiredAfter = b != nullptr && !b->removed && !b->inputs.empty();
+    if ((a && b && a->inputs != b->inputs) || wiredBefore != wiredAfter) what.rewired.push_back(id);
   }
-  const bool outputChanged = graph_.output() != output;
-  graph_.setOutput(output);
-  bump();
-  revalidate();
-  if (edges) {
-    rebuildVisible();
-    Q_EMIT edgesChanged();
-  }
-  if (outputChanged && std::find(ids.begin(), ids.end(), output) == ids.end()) {
-    if (output != kNoNode) ids.push_back(output);
-  }
-  Q_EMIT nodesChanged(ids);
-  Q_EMIT problemsChanged();
-}
+  what.nodes.assign(nodes.begin(), nodes.end());
+  what.groups.assign(groups.begin(), groups.end());
+  what.movedNodes.assign(moved.begin(), moved.end());
+  what.movedGroups.assign(movedGroups.begin(), movedGroups.end());
 
-void Document::restorePositions(const std::map<NodeId, NodePosition>& nodes,
-                                const std::map<GroupId, NodePosition>& groups) {
-  for (const auto& [id, pos] : nodes) graph_.layout()[id] = pos;
-  for (const auto& [id, pos] : groups) graph_.groupLayout()[id] = pos;
-  bump();
-  Q_EMIT positionsChanged();
-}
-
-void Document::restorePositions(const MoveCommand::Positions& positions) {
-  for (GroupId id : positions.unsetGroups) graph_.groupLayout().erase(id);
-  restorePositions(positions.nodes, positions.groups);
-}
-
-void Document::restoreGraph(const Graph& g) {
-  graph_ = g;
-  structureEdited();
-}
-
-void Document::restoreGroupsExpanded(const std::vector<GroupId>& ids, bool expanded) {
-  for (GroupId id : ids) {
-    if (id >= 0 && static_cast<size_t>(id) < graph_.groups().size()) {
-      graph_.mutableGroup(id).expanded = expanded;
+  ++revision_;
+  VisibleGraph visible = visibleGraph(graph_);
+  auto sameItems = [](const VisibleGraph& x, const VisibleGraph& y) {
+    if (x.items.size() != y.items.size()) return false;
+    for (size_t i = 0; i < x.items.size(); ++i) {
+      if (x.items[i].kind != y.items[i].kind || x.items[i].id != y.items[i].id) return false;
     }
+    return true;
+  };
+  what.structure = !sameItems(visible, visible_);
+  if (what.structure) ++structureRevision_;
+  visible_ = std::move(visible);
+  std::vector<Problem> problems = checkGraph(graph_);
+  auto sameProblems = [](const std::vector<Problem>& x, const std::vector<Problem>& y) {
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (x[i].kind != y[i].kind || x[i].node != y[i].node || x[i].message != y[i].message)
+        return false;
+    }
+    return true;
+  };
+  problemsChanged_ = !sameProblems(problems, problems_);
+  problems_ = std::move(problems);
+  return what;
+}
+
+void Document::emitChange(const DocumentChange& what, bool problemsDiffer) {
+  Q_EMIT changed(what);
+  if (what.structure) Q_EMIT structureChanged();
+  if (!what.rewired.empty()) Q_EMIT edgesChanged();
+  std::vector<NodeId> touched;
+  for (NodeId id : what.nodes)
+    if (graph_.contains(id)) touched.push_back(id);
+  // A new output and the old one both look different now.
+  for (NodeId id : {what.outputBefore, what.outputAfter}) {
+    if (what.outputBefore != what.outputAfter && graph_.contains(id) &&
+        std::find(touched.begin(), touched.end(), id) == touched.end())
+      touched.push_back(id);
   }
-  structureEdited();
+  if (!touched.empty()) Q_EMIT nodesChanged(touched);
+  if (!what.movedNodes.empty() || !what.movedGroups.empty()) Q_EMIT positionsChanged();
+  if (problemsDiffer) Q_EMIT problemsChanged();
+}
+
+void Document::applyChange(const GraphChange& change, bool forward) {
+  applySide(graph_, forward ? change.after : change.before);
+  const DocumentChange what = derive(change, forward);
+  try {
+    emitChange(what, problemsChanged_);
+  } catch (const std::exception& e) {
+    // The undo stack is mid-step here: nothing may unwind through it.
+    Q_EMIT notificationFailed(QString::fromUtf8(e.what()));
+  }
+}
+
+template <class Body>
+void Document::edit(const QString& text, Body&& body, Merge merge) {
+  GraphChange change;
+  {
+    GraphTransaction t(graph_);
+    body(t);  // may throw: the transaction puts every touched record back
+    change = t.commit();
+  }
+  if (change.empty()) return;
+  const DocumentChange what = derive(change, true);
+  const bool problemsDiffer = problemsChanged_;
+  undo_.push(new ChangeCommand(this, std::move(change), merge, text));
+  emitChange(what, problemsDiffer);
+}
+
+void Document::placeWithoutUndo(const std::map<NodeId, NodePosition>& nodes,
+                                const std::map<GroupId, NodePosition>& groups) {
+  DocumentChange what;
+  for (const auto& [id, pos] : nodes) {
+    if (!graph_.contains(id)) continue;
+    graph_.layout()[id] = pos;
+    what.movedNodes.push_back(id);
+  }
+  for (const auto& [id, pos] : groups) {
+    if (!graph_.containsGroup(id)) continue;
+    graph_.groupLayout()[id] = pos;
+    what.movedGroups.push_back(id);
+  }
+  if (what.movedNodes.empty() && what.movedGroups.empty()) return;
+  what.outputBefore = what.outputAfter = graph_.output();
+  ++revision_;
+  emitChange(what, false);
 }
 
 // ---- edits -----------------------------------------------------------------------
 
-void Document::pushNodeEdit(std::vector<Node> after, NodeId output, const QString& text) {
-  // Apply on a scratch copy of the touched records, propagate widths downstream, then
-  // record before/after of every node that changed.
-  std::map<NodeId, Node> before;
-  for (Node& n : after) {
-    before.emplace(n.id, graph_.node(n.id));
-    graph_.mutableNode(n.id) = n;
-  }
-  std::vector<NodeId> seeds;
-  for (const Node& n : after) seeds.push_back(n.id);
-  rederiveWidths(graph_, seeds, &before);
-  std::vector<Node> beforeList, afterList;
-  for (const auto& [id, node] : before) {
-    beforeList.push_back(node);
-    afterList.push_back(graph_.node(id));
-  }
-  const NodeId outputBefore = graph_.output();
-  // Put the old records back; the command's first redo is skipped, so apply via restore.
-  for (const Node& n : beforeList) graph_.mutableNode(n.id) = n;
-  restoreNodes(afterList, output);
-  undo_.push(new NodeEditCommand(this, std::move(beforeList), std::move(afterList), outputBefore,
-                                 output, text));
+void Document::editNode(GraphTransaction& t, Node after) {
+  const NodeId id = after.id;
+  graph_.node(id);  // validates: a live node
+  t.touchNode(id);
+  graph_.mutableNode(id) = std::move(after);
+  rederiveWidths(graph_, {id}, [&t](NodeId changed) { t.touchNode(changed); });
 }
 
 NodeId Document::addPrimitive(Op op, int dim, NodePosition at, bool slice) {
@@ -330,105 +387,128 @@ NodeId Document::addPrimitive(Op op, int dim, NodePosition at, bool slice) {
     case Op::Concat:
       break;  // slots appear as inputs are connected
   }
-  const size_t nodesBefore = graph_.nodeCount();
-  const size_t groupsBefore = graph_.groups().size();
-  const NodeId id = graph_.addUnchecked(std::move(n));
-  graph_.layout()[id] = at;
-  const NodePosition offset = clearingOffset(graph_, {id});  // never on top of another box
-  graph_.layout()[id] = NodePosition{at.x + offset.x, at.y + offset.y};
-  structureEdited();
   const QString what = slice ? QStringLiteral("Slice") : QString::fromUtf8(opName(op).data());
-  undo_.push(
-      new AppendCommand(this, nodesBefore, groupsBefore, QStringLiteral("Add %1").arg(what)));
+  NodeId id = kNoNode;
+  edit(QStringLiteral("Add %1").arg(what), [&](GraphTransaction&) {
+    id = graph_.addUnchecked(std::move(n));
+    graph_.layout()[id] = at;
+    const NodePosition offset = clearingOffset(graph_, {id});  // never on top of another box
+    graph_.layout()[id] = NodePosition{at.x + offset.x, at.y + offset.y};
+  });
   return id;
 }
 
 std::vector<NodeId> Document::insertFragment(const Graph& fragment, NodePosition at,
                                              const QString& what) {
-  if (fragment.nodeCount() == 0) return {};
-  const size_t nodesBefore = graph_.nodeCount();
-  const size_t groupsBefore = graph_.groups().size();
-  std::vector<NodeId> ids = graph_.append(fragment);
+  if (fragment.liveNodeCount() == 0) return {};
   std::vector<NodeId> added;
-  for (NodeId id : ids) {
-    if (static_cast<size_t>(id) >= nodesBefore) added.push_back(id);
-  }
-  // Without a layout of its own the fragment is laid out in layers around `at`; with
-  // one, it is shifted so that its bounding box is centred on `at`.
-  bool placed = true;
-  for (NodeId id : added) placed = placed && graph_.layout().count(id) > 0;
-  if (!placed) {
-    for (const auto& [id, pos] : layeredPlacement(graph_, added, at)) graph_.layout()[id] = pos;
-  } else {
-    double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300;
-    for (NodeId id : added) {
-      const NodePosition& p = graph_.layout()[id];
-      x0 = std::min(x0, p.x);
-      x1 = std::max(x1, p.x);
-      y0 = std::min(y0, p.y);
-      y1 = std::max(y1, p.y);
+  edit(what, [&](GraphTransaction&) {
+    const size_t nodesBefore = graph_.nodeCount();
+    const size_t groupsBefore = graph_.groups().size();
+    std::vector<NodeId> ids = graph_.append(fragment.compacted());
+    for (NodeId id : ids) {
+      if (static_cast<size_t>(id) >= nodesBefore) added.push_back(id);
     }
-    const double dx = at.x - (x0 + x1) / 2, dy = at.y - (y0 + y1) / 2;
-    for (NodeId id : added) {
-      graph_.layout()[id].x += dx;
-      graph_.layout()[id].y += dy;
+    // Without a layout of its own the fragment is laid out in layers around `at`; with
+    // one, it is shifted so that its bounding box is centred on `at`.
+    bool placed = true;
+    for (NodeId id : added) placed = placed && graph_.layout().count(id) > 0;
+    if (!placed) {
+      for (const auto& [id, pos] : layeredPlacement(graph_, added, at)) graph_.layout()[id] = pos;
+    } else {
+      double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300;
+      for (NodeId id : added) {
+        const NodePosition& p = graph_.layout()[id];
+        x0 = std::min(x0, p.x);
+        x1 = std::max(x1, p.x);
+        y0 = std::min(y0, p.y);
+        y1 = std::max(y1, p.y);
+      }
+      const double dx = at.x - (x0 + x1) / 2, dy = at.y - (y0 + y1) / 2;
+      for (NodeId id : added) {
+        graph_.layout()[id].x += dx;
+        graph_.layout()[id].y += dy;
+      }
+      for (size_t gi = groupsBefore; gi < graph_.groups().size(); ++gi) {
+        auto it = graph_.groupLayout().find(static_cast<GroupId>(gi));
+        if (it != graph_.groupLayout().end()) {
+          it->second.x += dx;
+          it->second.y += dy;
+        }
+      }
     }
+    // Collapsed groups of the fragment sit where their members are centred.
     for (size_t gi = groupsBefore; gi < graph_.groups().size(); ++gi) {
-      auto it = graph_.groupLayout().find(static_cast<GroupId>(gi));
-      if (it != graph_.groupLayout().end()) {
-        it->second.x += dx;
-        it->second.y += dy;
+      const auto gid = static_cast<GroupId>(gi);
+      if (graph_.groupLayout().count(gid) == 0) {
+        if (auto p = position(ItemRef{ItemRef::Kind::Group, gid})) graph_.groupLayout()[gid] = *p;
+      }
+    }
+    // Then the whole fragment moves down until it covers nothing already there.
+    const NodePosition offset = clearingOffset(graph_, added);
+    if (offset.x != 0 || offset.y != 0) {
+      for (NodeId id : added) {
+        graph_.layout()[id].x += offset.x;
+        graph_.layout()[id].y += offset.y;
+      }
+      for (size_t gi = groupsBefore; gi < graph_.groups().size(); ++gi) {
+        NodePosition& p = graph_.groupLayout()[static_cast<GroupId>(gi)];
+        p.x += offset.x;
+        p.y += offset.y;
+      }
+    }
+  });
+  return added;
+}
+
+void Document::touchForErase(GraphTransaction& t, const std::vector<NodeId>& ids) {
+  std::set<NodeId> gone(ids.begin(), ids.end());
+  for (NodeId id : ids) t.touchNode(id);
+  for (const Node& n : graph_.nodes()) {
+    if (n.removed) continue;
+    for (NodeId p : n.inputs) {
+      if (gone.count(p)) {
+        t.touchNode(n.id);
+        break;
       }
     }
   }
-  // Collapsed groups of the fragment sit where their members are centred.
-  for (size_t gi = groupsBefore; gi < graph_.groups().size(); ++gi) {
-    const auto gid = static_cast<GroupId>(gi);
-    if (graph_.groupLayout().count(gid) == 0) {
-      if (auto p = position(ItemRef{ItemRef::Kind::Group, gid})) graph_.groupLayout()[gid] = *p;
+  for (const Group& gr : graph_.groups()) {
+    if (gr.removed) continue;
+    for (NodeId m : gr.nodes) {
+      if (gone.count(m)) {
+        t.touchGroup(gr.id);
+        break;
+      }
     }
   }
-  // Then the whole fragment moves down until it covers nothing already there.
-  const NodePosition offset = clearingOffset(graph_, added);
-  if (offset.x != 0 || offset.y != 0) {
-    for (NodeId id : added) {
-      graph_.layout()[id].x += offset.x;
-      graph_.layout()[id].y += offset.y;
-    }
-    for (size_t gi = groupsBefore; gi < graph_.groups().size(); ++gi) {
-      NodePosition& p = graph_.groupLayout()[static_cast<GroupId>(gi)];
-      p.x += offset.x;
-      p.y += offset.y;
-    }
-  }
-  structureEdited();
-  undo_.push(new AppendCommand(this, nodesBefore, groupsBefore, what));
-  return added;
 }
 
 void Document::removeNodes(const std::vector<NodeId>& ids) {
   std::vector<NodeId> valid;
   for (NodeId id : ids) {
-    if (id >= 0 && static_cast<size_t>(id) < graph_.nodeCount()) valid.push_back(id);
+    if (graph_.contains(id) && std::find(valid.begin(), valid.end(), id) == valid.end())
+      valid.push_back(id);
   }
   if (valid.empty()) return;
-  Graph before = graph_;
-  graph_.removeNodes(valid);
-  // Readers of removed nodes may change width (a Concat lost a slot).
-  std::vector<NodeId> all(graph_.nodeCount());
-  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<NodeId>(i);
-  rederiveWidths(graph_, all, nullptr);
-  const QString text = valid.size() == 1 ? QStringLiteral("Delete node")
+  const QString text = valid.size() == 1 ? QStringLiteral("Delete node %1").arg(valid.front())
                                          : QStringLiteral("Delete %1 nodes").arg(valid.size());
-  Graph after = graph_;
-  structureEdited();
-  undo_.push(new SnapshotCommand(this, std::move(before), std::move(after), text));
+  edit(text, [&](GraphTransaction& t) {
+    touchForErase(t, valid);
+    std::vector<NodeId> readers;
+    const auto successors = graph_.successors();
+    for (NodeId id : valid)
+      for (NodeId r : successors[static_cast<size_t>(id)]) readers.push_back(r);
+    graph_.erase(valid);
+    // Readers of deleted nodes may change width (a Concat lost a slot).
+    std::erase_if(readers, [this](NodeId r) { return !graph_.contains(r); });
+    rederiveWidths(graph_, readers, [&t](NodeId changed) { t.touchNode(changed); });
+  });
 }
 
 std::optional<std::string> Document::connectionRefusal(NodeId from, NodeId to, int slot) const {
-  const auto count = static_cast<NodeId>(graph_.nodeCount());
-  if (from < 0 || from >= count) return "there is no node " + std::to_string(from);
-  if (to < 0 || to >= count) return "there is no node " + std::to_string(to);
+  if (!graph_.contains(from)) return "there is no node " + std::to_string(from);
+  if (!graph_.contains(to)) return "there is no node " + std::to_string(to);
   const Node& target = graph_.node(to);
   if (from == to) return describeNode(target) + " cannot read its own value";
   if (target.op == Op::Input)
@@ -466,7 +546,7 @@ std::optional<std::string> Document::connectionRefusal(NodeId from, NodeId to, i
   return std::nullopt;
 }
 
-void Document::connect(NodeId from, NodeId to, int slot) {
+Node Document::withInput(NodeId from, NodeId to, int slot) const {
   if (auto refusal = connectionRefusal(from, to, slot)) throw Error(*refusal);
   Node n = graph_.node(to);
   if (n.op == Op::Concat) {
@@ -478,114 +558,136 @@ void Document::connect(NodeId from, NodeId to, int slot) {
   } else {
     n.inputs = {from};
   }
-  pushNodeEdit({std::move(n)}, graph_.output(),
-               QStringLiteral("Connect %1 → %2").arg(from).arg(to));
+  return n;
 }
 
-void Document::disconnect(NodeId to, int slot) {
-  if (to < 0 || static_cast<size_t>(to) >= graph_.nodeCount()) return;
+Node Document::withoutInput(NodeId to, int slot) const {
   Node n = graph_.node(to);
-  if (slot < 0 || slot >= static_cast<int>(n.inputs.size())) return;
+  if (slot < 0 || slot >= static_cast<int>(n.inputs.size())) {
+    throw Error(describeNode(n) + " has no input slot " + std::to_string(slot));
+  }
   if (n.op == Op::Concat) {
     n.inputs.erase(n.inputs.begin() + slot);
   } else {
     n.inputs[static_cast<size_t>(slot)] = kNoNode;
   }
-  pushNodeEdit({std::move(n)}, graph_.output(),
-               QStringLiteral("Disconnect input %1 of %2").arg(slot).arg(to));
+  return n;
+}
+
+void Document::connect(NodeId from, NodeId to, int slot) {
+  Node n = withInput(from, to, slot);  // throws the refusal
+  edit(QStringLiteral("Connect #%1 → #%2").arg(from).arg(to),
+       [&](GraphTransaction& t) { editNode(t, std::move(n)); });
+}
+
+void Document::disconnect(NodeId to, int slot) {
+  if (!graph_.contains(to)) return;
+  const int slots = static_cast<int>(graph_.node(to).inputs.size());
+  if (slot < 0 || slot >= slots) return;
+  Node n = withoutInput(to, slot);
+  edit(QStringLiteral("Disconnect input %1 of #%2").arg(slot).arg(to),
+       [&](GraphTransaction& t) { editNode(t, std::move(n)); });
+}
+
+void Document::rewire(NodeId reader, int readerSlot, NodeId from, NodeId to, int slot) {
+  edit(QStringLiteral("Rewire #%1 → #%2").arg(from).arg(to), [&](GraphTransaction& t) {
+    editNode(t, withoutInput(reader, readerSlot));
+    // Taking a Concat input out moves its later slots up by one.
+    if (to == reader && graph_.node(to).op == Op::Concat && slot > readerSlot) --slot;
+    editNode(t, withInput(from, to, slot));  // a refusal rolls the disconnect back too
+  });
 }
 
 void Document::setOutput(NodeId id) {
-  if (id != kNoNode && (id < 0 || static_cast<size_t>(id) >= graph_.nodeCount())) {
+  if (id != kNoNode && !graph_.contains(id)) {
     throw Error("there is no node " + std::to_string(id) + " to make the output");
   }
   if (id == graph_.output()) return;
-  pushNodeEdit({}, id, QStringLiteral("Set output"));
+  edit(id == kNoNode ? QStringLiteral("Clear output") : QStringLiteral("Set output to #%1").arg(id),
+       [&](GraphTransaction&) { graph_.setOutput(id); });
 }
 
-MoveCommand::Positions Document::plannedMoves(
-    const std::vector<std::pair<ItemRef, NodePosition>>& moves) const {
-  MoveCommand::Positions plan;  // `after` positions; before() reads the current ones
+void Document::planMoves(GraphTransaction& t,
+                         const std::vector<std::pair<ItemRef, NodePosition>>& moves) {
+  // Positions after the moves; the first claim on an id wins (an item moved explicitly
+  // before a member that travels along with its box).
+  std::map<NodeId, NodePosition> nodes;
+  std::map<GroupId, NodePosition> groups;
   for (const auto& [item, pos] : moves) {
     if (item.kind == ItemRef::Kind::Node) {
-      if (item.id >= 0 && static_cast<size_t>(item.id) < graph_.nodeCount())
-        plan.nodes[item.id] = pos;
+      if (graph_.contains(item.id)) nodes.try_emplace(item.id, pos);
       continue;
     }
-    if (item.id < 0 || static_cast<size_t>(item.id) >= graph_.groups().size()) continue;
+    if (!graph_.containsGroup(item.id)) continue;
     const std::optional<NodePosition> old = position(item);
-    plan.groups[item.id] = pos;
+    groups.try_emplace(item.id, pos);
     if (!old) continue;
     // Hidden members, and the boxes of groups nested inside, travel with their box.
     const double dx = pos.x - old->x, dy = pos.y - old->y;
     for (NodeId m : graph_.groups()[static_cast<size_t>(item.id)].nodes) {
       auto it = graph_.layout().find(m);
       if (it != graph_.layout().end())
-        plan.nodes.try_emplace(m, NodePosition{it->second.x + dx, it->second.y + dy});
+        nodes.try_emplace(m, NodePosition{it->second.x + dx, it->second.y + dy});
     }
     for (const Group& inner : graph_.groups()) {
-      if (inner.parent != item.id) continue;
+      if (inner.parent != item.id || inner.removed) continue;
       auto it = graph_.groupLayout().find(inner.id);
-      if (it != graph_.groupLayout().end()) {
-        plan.groups.try_emplace(inner.id, NodePosition{it->second.x + dx, it->second.y + dy});
-      }
+      if (it != graph_.groupLayout().end())
+        groups.try_emplace(inner.id, NodePosition{it->second.x + dx, it->second.y + dy});
     }
   }
-  return plan;
-}
-
-MoveCommand::Positions Document::currentPositions(const MoveCommand::Positions& of) const {
-  MoveCommand::Positions now;
-  for (const auto& [id, pos] : of.nodes) {
-    auto it = graph_.layout().find(id);
-    now.nodes[id] = it != graph_.layout().end() ? it->second : pos;
+  for (const auto& [id, pos] : nodes) {
+    t.touchNode(id);
+    graph_.layout()[id] = pos;
   }
-  for (const auto& [id, pos] : of.groups) {
-    if (graph_.groupLayout().count(id) == 0) {
-      now.unsetGroups.push_back(id);
-    } else {
-      now.groups[id] = graph_.groupLayout().at(id);
-    }
+  for (const auto& [id, pos] : groups) {
+    t.touchGroup(id);
+    graph_.groupLayout()[id] = pos;
   }
-  return now;
 }
 
 void Document::moveItems(const std::vector<std::pair<ItemRef, NodePosition>>& moves, bool merge) {
-  MoveCommand::Positions after = plannedMoves(moves);
-  if (after.nodes.empty() && after.groups.empty()) return;
-  MoveCommand::Positions before = currentPositions(after);
-  restorePositions(after.nodes, after.groups);
   const QString text = moves.size() == 1 ? QStringLiteral("Move")
                                          : QStringLiteral("Move %1 items").arg(moves.size());
-  undo_.push(new MoveCommand(this, std::move(before), std::move(after), merge, text));
+  edit(
+      text, [&](GraphTransaction& t) { planMoves(t, moves); },
+      merge ? Merge::SameMoves : Merge::Never);
 }
 
 void Document::applyLayout(const std::map<NodeId, NodePosition>& nodes,
-                           const std::map<GroupId, NodePosition>& groups, const QString& what) {
-  MoveCommand::Positions after;
-  for (const auto& [id, pos] : nodes) {
-    if (id >= 0 && static_cast<size_t>(id) < graph_.nodeCount()) after.nodes[id] = pos;
-  }
-  for (const auto& [id, pos] : groups) {
-    if (id >= 0 && static_cast<size_t>(id) < graph_.groups().size()) after.groups[id] = pos;
-  }
-  MoveCommand::Positions before = currentPositions(after);
-  restorePositions(after.nodes, after.groups);
-  undo_.push(new MoveCommand(this, std::move(before), std::move(after), false, what));
+                           const std::map<GroupId, NodePosition>& groups, const QString& what,
+                           bool follows) {
+  edit(
+      what,
+      [&](GraphTransaction& t) {
+        for (const auto& [id, pos] : nodes) {
+          if (!graph_.contains(id)) continue;
+          t.touchNode(id);
+          graph_.layout()[id] = pos;
+        }
+        for (const auto& [id, pos] : groups) {
+          if (!graph_.containsGroup(id)) continue;
+          t.touchGroup(id);
+          graph_.groupLayout()[id] = pos;
+        }
+      },
+      follows ? Merge::LayoutFollows : Merge::Never);
 }
 
 void Document::rename(NodeId id, const std::string& name) {
   Node n = graph_.node(id);
   if (n.name == name) return;
   n.name = name;
-  pushNodeEdit({std::move(n)}, graph_.output(), QStringLiteral("Rename node %1").arg(id));
+  edit(QStringLiteral("Rename #%1").arg(id),
+       [&](GraphTransaction& t) { editNode(t, std::move(n)); });
 }
 
 void Document::setAlwaysPositive(NodeId id, bool positive) {
   Node n = graph_.node(id);
   if (n.alwaysPositive == positive) return;
   n.alwaysPositive = positive;
-  pushNodeEdit({std::move(n)}, graph_.output(), QStringLiteral("Always positive %1").arg(id));
+  edit(QStringLiteral("Always positive #%1").arg(id),
+       [&](GraphTransaction& t) { editNode(t, std::move(n)); });
 }
 
 void Document::setEntry(NodeId id, Field field, int row, int col, const Exact& value) {
@@ -614,13 +716,13 @@ void Document::setEntry(NodeId id, Field field, int row, int col, const Exact& v
     entries.push_back({row, col, value});
     m = ExactMatrix::fromEntries(m.rows(), m.cols(), std::move(entries));
   }
-  pushNodeEdit({std::move(n)}, graph_.output(),
-               QStringLiteral("Set %1[%2, %3] of node %4 to %5")
-                   .arg(QString::fromUtf8(fieldName(field).data()))
-                   .arg(row)
-                   .arg(col)
-                   .arg(id)
-                   .arg(QString::fromStdString(value.toString())));
+  edit(QStringLiteral("Set %1[%2, %3] of #%4 to %5")
+           .arg(QString::fromUtf8(fieldName(field).data()))
+           .arg(row)
+           .arg(col)
+           .arg(id)
+           .arg(QString::fromStdString(value.toString())),
+       [&](GraphTransaction& t) { editNode(t, std::move(n)); });
 }
 
 void Document::setMatrix(NodeId id, Field field, ExactMatrix m) {
@@ -633,10 +735,8 @@ void Document::setMatrix(NodeId id, Field field, ExactMatrix m) {
                 std::to_string(m.rows()) + " x " + std::to_string(m.cols()));
   }
   matrixField(n, field) = std::move(m);
-  pushNodeEdit({std::move(n)}, graph_.output(),
-               QStringLiteral("Resize %1 of node %2")
-                   .arg(QString::fromUtf8(fieldName(field).data()))
-                   .arg(id));
+  edit(QStringLiteral("Resize %1 of #%2").arg(QString::fromUtf8(fieldName(field).data())).arg(id),
+       [&](GraphTransaction& t) { editNode(t, std::move(n)); });
 }
 
 void Document::setVector(NodeId id, Field field, ExactVector v) {
@@ -645,9 +745,8 @@ void Document::setVector(NodeId id, Field field, ExactVector v) {
     throw Error(describeNode(n) + " has no vector " + std::string(fieldName(field)));
   }
   vectorField(n, field) = std::move(v);
-  pushNodeEdit(
-      {std::move(n)}, graph_.output(),
-      QStringLiteral("Set %1 of node %2").arg(QString::fromUtf8(fieldName(field).data())).arg(id));
+  edit(QStringLiteral("Set %1 of #%2").arg(QString::fromUtf8(fieldName(field).data())).arg(id),
+       [&](GraphTransaction& t) { editNode(t, std::move(n)); });
 }
 
 void Document::setInputWidth(NodeId id, int dim) {
@@ -660,8 +759,8 @@ void Document::setInputWidth(NodeId id, int dim) {
   }
   if (n.dim == dim) return;
   n.dim = dim;
-  pushNodeEdit({std::move(n)}, graph_.output(),
-               QStringLiteral("Set width of %1 to %2").arg(id).arg(dim));
+  edit(QStringLiteral("Set width of #%1 to %2").arg(id).arg(dim),
+       [&](GraphTransaction& t) { editNode(t, std::move(n)); });
 }
 
 void Document::setSliceRange(NodeId id, int start, int end) {
@@ -672,73 +771,69 @@ void Document::setSliceRange(NodeId id, int start, int end) {
                 std::to_string(start) + ", " + std::to_string(end) + ")");
   }
   int width = end;
-  if (!n.inputs.empty() && n.inputs[0] >= 0 &&
-      static_cast<size_t>(n.inputs[0]) < graph_.nodeCount()) {
-    width = graph_.node(n.inputs[0]).dim;
-  }
+  if (!n.inputs.empty() && graph_.contains(n.inputs[0])) width = graph_.node(n.inputs[0]).dim;
   n.slice = SliceTag{start, end};
   n.dim = end - start;
   n.A = ExactMatrix::selection(start, end, std::max(width, end));
   n.b = zerosVector(n.dim);
-  pushNodeEdit({std::move(n)}, graph_.output(),
-               QStringLiteral("Slice %1 to [%2, %3)").arg(id).arg(start).arg(end));
+  edit(QStringLiteral("Slice #%1 to [%2, %3)").arg(id).arg(start).arg(end),
+       [&](GraphTransaction& t) { editNode(t, std::move(n)); });
 }
 
-void Document::placeUnplacedMembers(GroupId id) {
-  // Filling in positions that never existed is not an edit of its own: undoing the
-  // expansion keeps them, which changes nothing visible.
+void Document::placeUnplacedMembers(GraphTransaction& t, GroupId id) {
   std::vector<NodeId> unplaced;
   for (NodeId m : graph_.groups()[static_cast<size_t>(id)].nodes) {
     if (graph_.layout().count(m) == 0) unplaced.push_back(m);
   }
   if (unplaced.empty()) return;
   const NodePosition centre = position(ItemRef{ItemRef::Kind::Group, id}).value_or(NodePosition{});
+  t.touchGroup(id);
   graph_.groupLayout().try_emplace(id, centre);
-  for (const auto& [nid, pos] : layeredPlacement(graph_, unplaced, centre))
+  for (const auto& [nid, pos] : layeredPlacement(graph_, unplaced, centre)) {
+    t.touchNode(nid);
     graph_.layout()[nid] = pos;
+  }
 }
 
 void Document::setGroupExpanded(GroupId id, bool expanded) {
-  if (id < 0 || static_cast<size_t>(id) >= graph_.groups().size()) return;
+  if (!graph_.containsGroup(id)) return;
   const Group& group = graph_.groups()[static_cast<size_t>(id)];
   if (group.expanded == expanded) return;
   const QString text = QStringLiteral("%1 %2").arg(expanded ? "Expand" : "Collapse",
                                                    QString::fromStdString(group.function));
-  if (!expanded) {
-    undo_.push(new GroupExpandCommand(this, {id}, expanded, text));
-    return;
-  }
-  placeUnplacedMembers(id);
-  // One undo step: the moves that make room for the frame, then the expansion.
-  std::vector<std::pair<ItemRef, NodePosition>> moves;
-  for (const ItemMove& m : roomForExpansion(graph_, id)) {
-    const auto kind =
-        m.item.kind == VisibleItem::Kind::Node ? ItemRef::Kind::Node : ItemRef::Kind::Group;
-    moves.emplace_back(ItemRef{kind, m.item.id}, m.to);
-  }
-  auto* step = new QUndoCommand(text);
-  MoveCommand::Positions after = plannedMoves(moves);
-  if (!after.nodes.empty() || !after.groups.empty()) {
-    MoveCommand::Positions before = currentPositions(after);
-    restorePositions(after.nodes, after.groups);
-    new MoveCommand(this, std::move(before), std::move(after), false, text, step);
-  }
-  new GroupExpandCommand(this, std::vector<GroupId>{id}, expanded, text, step);
-  undo_.push(step);
+  edit(text, [&](GraphTransaction& t) {
+    if (expanded) {
+      placeUnplacedMembers(t, id);
+      // The moves that make room for the frame belong to the same undo step.
+      std::vector<std::pair<ItemRef, NodePosition>> moves;
+      for (const ItemMove& m : roomForExpansion(graph_, id)) {
+        const auto kind =
+            m.item.kind == VisibleItem::Kind::Node ? ItemRef::Kind::Node : ItemRef::Kind::Group;
+        moves.emplace_back(ItemRef{kind, m.item.id}, m.to);
+      }
+      planMoves(t, moves);
+    }
+    t.touchGroup(id);
+    graph_.mutableGroup(id).expanded = expanded;
+  });
 }
 
 void Document::setAllGroupsExpanded(bool expanded) {
   std::vector<GroupId> changed;
   for (const Group& g : graph_.groups()) {
-    if (g.expanded != expanded) changed.push_back(g.id);
+    if (!g.removed && g.expanded != expanded) changed.push_back(g.id);
   }
   if (changed.empty()) return;
-  if (expanded) {
-    for (GroupId id : changed) placeUnplacedMembers(id);
-  }
-  undo_.push(new GroupExpandCommand(
-      this, std::move(changed), expanded,
-      expanded ? QStringLiteral("Expand all groups") : QStringLiteral("Collapse all groups")));
+  edit(
+      expanded ? QStringLiteral("Expand all groups") : QStringLiteral("Collapse all groups"),
+      [&](GraphTransaction& t) {
+        for (GroupId id : changed) {
+          if (expanded) placeUnplacedMembers(t, id);
+          t.touchGroup(id);
+          graph_.mutableGroup(id).expanded = expanded;
+        }
+      },
+      Merge::LayoutFollows);
 }
 
 }  // namespace lsrl::studio

@@ -1,8 +1,10 @@
 // The explorer's document: one LSRL program graph (core Graph, with its layout and
 // group collapse state), the file it came from, and the QUndoStack of every edit made
 // to it. Views observe the document through its signals and never own data; every
-// edit goes through one of the edit methods below, each of which pushes exactly one
-// undo command (so undo/redo replays it) and then re-validates the graph.
+// edit goes through one of the edit methods below, each a transaction (graph_change.h):
+// it either completes as exactly one undo step holding only the records it changed, or
+// throws and leaves the document as it was. Node and group ids are stable: deleting
+// leaves tombstones (Graph::erase), files are written renumbered (Graph::compacted).
 #pragma once
 
 #include <QObject>
@@ -17,6 +19,7 @@
 
 #include "app/layout/visible_graph.h"
 #include "app/studio/document/edit_commands.h"
+#include "app/studio/document/graph_change.h"
 #include "core/graph/checks.h"
 #include "core/graph/graph.h"
 
@@ -32,6 +35,22 @@ struct ItemRef {
   enum class Kind { Node, Group } kind = Kind::Node;
   int id = -1;
   friend bool operator==(const ItemRef&, const ItemRef&) = default;
+  friend bool operator<(const ItemRef& a, const ItemRef& b) {
+    return a.kind != b.kind ? a.kind < b.kind : a.id < b.id;
+  }
+};
+
+// What one edit, undo or redo did, for views that update only what changed.
+struct DocumentChange {
+  std::vector<NodeId> nodes;    // records that changed (appeared, vanished, edited), ascending
+  std::vector<NodeId> rewired;  // nodes whose inputs changed, ascending
+  std::vector<GroupId> groups;  // group records that changed (expanded, members, ...)
+  std::vector<NodeId> movedNodes;
+  std::vector<GroupId> movedGroups;
+  NodeId outputBefore = kNoNode;
+  NodeId outputAfter = kNoNode;
+  bool structure = false;  // the visible items (boxes) are not the same set as before
+  bool replaced = false;   // a whole new graph (open, new, reload): redraw everything
 };
 
 class Document : public QObject {
@@ -58,6 +77,9 @@ class Document : public QObject {
   // Bumped only when items or edges appear, vanish or are renumbered (not by moves or
   // value edits): a layout computed for one structure revision fits only that one.
   uint64_t structureRevision() const { return structureRevision_; }
+
+  // Whether `item` is a node or group that exists now (not deleted).
+  bool contains(ItemRef item) const;
 
   // Live validation: checkGraph() of the current graph, recomputed after every edit.
   const std::vector<Problem>& problems() const { return problems_; }
@@ -97,8 +119,8 @@ class Document : public QObject {
   // centre is `at`. Inputs equal to kNoNode stay unconnected. Returns the new ids in
   // fragment order.
   std::vector<NodeId> insertFragment(const Graph& fragment, NodePosition at, const QString& what);
-  // Removes nodes (and groups left empty). Ids after them are renumbered; readers of a
-  // removed node keep an unconnected input (reported by validation).
+  // Deletes nodes (and groups left empty). No other id changes; readers of a deleted
+  // node keep an unconnected input (reported by validation), a Concat loses the slot.
   void removeNodes(const std::vector<NodeId>& ids);
 
   // Why `from` may not feed `to` (into input slot `slot`; -1 = the next free slot, or a
@@ -109,14 +131,20 @@ class Document : public QObject {
   void connect(NodeId from, NodeId to, int slot = -1);  // throws the refusal
   // Disconnects input `slot` of `to`: Concat loses the slot, other ops keep it unconnected.
   void disconnect(NodeId to, int slot);
+  // Moves the edge into input `readerSlot` of `reader` so that `from` feeds `to` at `slot`
+  // instead (an edge dragged to another port): one undo step; refused as a whole.
+  void rewire(NodeId reader, int readerSlot, NodeId from, NodeId to, int slot);
   void setOutput(NodeId id);  // kNoNode clears it
 
   // Moves items to new centres. Consecutive calls with `merge` true (one drag) become one
   // undo step. Moving a collapsed group moves its hidden members by the same offset.
   void moveItems(const std::vector<std::pair<ItemRef, NodePosition>>& moves, bool merge = false);
-  // A whole new layout (from the layout worker or an incremental placement): one undo step.
+  // A whole new layout (from the layout worker or an incremental placement): one undo
+  // step, or part of the previous one when that asked for a layout to follow (Expand
+  // All Groups) and `follows` is true.
   void applyLayout(const std::map<NodeId, NodePosition>& nodes,
-                   const std::map<GroupId, NodePosition>& groups, const QString& what);
+                   const std::map<GroupId, NodePosition>& groups, const QString& what,
+                   bool follows = false);
 
   void rename(NodeId id, const std::string& name);
   void setAlwaysPositive(NodeId id, bool positive);
@@ -131,21 +159,21 @@ class Document : public QObject {
   // Every group at once (View > Expand/Collapse all groups): one undo step.
   void setAllGroupsExpanded(bool expanded);
 
-  // ---- used by the undo commands only ------------------------------------------
-  // Replace node records wholesale (ids must exist), then re-derive and notify.
-  void restoreNodes(const std::vector<Node>& nodes, NodeId output);
-  void restorePositions(const std::map<NodeId, NodePosition>& nodes,
+  // Positions that are not edits (a layout of items that had none, the layout worker's
+  // result for a new file): set without an undo step.
+  void placeWithoutUndo(const std::map<NodeId, NodePosition>& nodes,
                         const std::map<GroupId, NodePosition>& groups);
-  void restorePositions(const MoveCommand::Positions& positions);
-  void restoreGraph(const Graph& g);  // structural undo: the whole graph
-  void restoreGroupsExpanded(const std::vector<GroupId>& ids, bool expanded);
-  Graph& mutableGraph() { return graph_; }
-  // After a structural change: re-derive widths, visible graph, problems; notify.
-  void structureEdited();
+
+  // ---- used by the undo command only ---------------------------------------------
+  // Puts one side of `change` into the graph (before when !forward) and notifies. Never
+  // throws: an error from an observer is reported by notificationFailed.
+  void applyChange(const GraphChange& change, bool forward);
 
  Q_SIGNALS:
-  // Nodes or groups were added, removed or renumbered, or a group was collapsed or
-  // expanded: views rebuild their items from visible().
+  // Everything one edit, undo or redo did (emitted before the coarser signals below).
+  void changed(const DocumentChange& what);
+  // Nodes or groups were added or removed, or a group was collapsed or expanded: the
+  // set of visible items changed.
   void structureChanged();
   // Only inputs (edges) changed; the set of visible items did not.
   void edgesChanged();
@@ -157,20 +185,30 @@ class Document : public QObject {
   // A different file or graph was loaded, or the file path changed (save as).
   void documentReplaced();
   void filePathChanged(const QString& path);
+  // An observer failed while an undo or redo was being shown (the edit itself is done).
+  void notificationFailed(const QString& message);
 
  private:
   void replaceContent(Graph g, nlohmann::json metadata);
-  void revalidate();
-  void rebuildVisible();
-  void placeUnplacedMembers(GroupId id);
+  // Runs `body` as one transaction and pushes its change as one undo step (nothing when
+  // it changed nothing). An exception from `body` rolls the graph back and propagates.
+  template <class Body>
+  void edit(const QString& text, Body&& body, Merge merge = Merge::Never);
+  // After the graph changed by `change` (in direction `forward`): re-derives the visible
+  // graph and the problems, and says what changed.
+  DocumentChange derive(const GraphChange& change, bool forward);
+  void emitChange(const DocumentChange& what, bool problemsDiffer);
+  void touchForErase(GraphTransaction& t, const std::vector<NodeId>& ids);
+  void placeUnplacedMembers(GraphTransaction& t, GroupId id);
   // The positions after moving these items (with what travels along: hidden members and
-  // nested group boxes), and the current positions of the same keys.
-  MoveCommand::Positions plannedMoves(
-      const std::vector<std::pair<ItemRef, NodePosition>>& moves) const;
-  MoveCommand::Positions currentPositions(const MoveCommand::Positions& of) const;
-  void bump();
-  // Pushes a command replacing the records of `after`'s nodes (before = current).
-  void pushNodeEdit(std::vector<Node> after, NodeId output, const QString& text);
+  // nested group boxes).
+  void planMoves(GraphTransaction& t, const std::vector<std::pair<ItemRef, NodePosition>>& moves);
+  // Replaces node `after.id`'s record and re-derives the widths downstream.
+  void editNode(GraphTransaction& t, Node after);
+  // Node `to` with `from` connected into `slot` (throws the refusal), or with input
+  // `slot` taken out.
+  Node withInput(NodeId from, NodeId to, int slot) const;
+  Node withoutInput(NodeId to, int slot) const;
 
   Graph graph_;
   nlohmann::json metadata_;
@@ -182,6 +220,7 @@ class Document : public QObject {
   uint64_t revision_ = 0;
   uint64_t structureRevision_ = 0;
   std::vector<Problem> problems_;
+  bool problemsChanged_ = false;  // set by derive()
   VisibleGraph visible_;
 };
 

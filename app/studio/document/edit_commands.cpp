@@ -4,115 +4,57 @@
 
 namespace lsrl::studio {
 
-NodeEditCommand::NodeEditCommand(Document* doc, std::vector<Node> before, std::vector<Node> after,
-                                 NodeId outputBefore, NodeId outputAfter, const QString& text)
-    : QUndoCommand(text),
-      doc_(doc),
-      before_(std::move(before)),
-      after_(std::move(after)),
-      outputBefore_(outputBefore),
-      outputAfter_(outputAfter) {}
+namespace {
 
-void NodeEditCommand::undo() { doc_->restoreNodes(before_, outputBefore_); }
-
-void NodeEditCommand::redo() {
-  if (applied_) {
-    applied_ = false;
-    return;
-  }
-  doc_->restoreNodes(after_, outputAfter_);
-}
-
-AppendCommand::AppendCommand(Document* doc, size_t nodesBefore, size_t groupsBefore,
-                             const QString& text)
-    : QUndoCommand(text), doc_(doc), nodesBefore_(nodesBefore), groupsBefore_(groupsBefore) {
-  const Graph& g = doc->graph();
-  nodes_.assign(g.nodes().begin() + static_cast<std::ptrdiff_t>(nodesBefore), g.nodes().end());
-  groups_.assign(g.groups().begin() + static_cast<std::ptrdiff_t>(groupsBefore), g.groups().end());
-  for (const Node& n : nodes_) {
-    if (auto it = g.layout().find(n.id); it != g.layout().end()) nodeLayout_.insert(*it);
-  }
-  for (const Group& gr : groups_) {
-    if (auto it = g.groupLayout().find(gr.id); it != g.groupLayout().end()) {
-      groupLayout_.insert(*it);
-    }
-  }
-}
-
-void AppendCommand::undo() {
-  doc_->mutableGraph().truncate(nodesBefore_, groupsBefore_);
-  doc_->structureEdited();
-}
-
-void AppendCommand::redo() {
-  if (applied_) {
-    applied_ = false;
-    return;
-  }
-  Graph& g = doc_->mutableGraph();
-  for (const Node& n : nodes_) g.addUnchecked(n);
-  for (const Group& gr : groups_) g.addGroupUnchecked(gr);
-  for (const auto& [id, pos] : nodeLayout_) g.layout()[id] = pos;
-  for (const auto& [id, pos] : groupLayout_) g.groupLayout()[id] = pos;
-  doc_->structureEdited();
-}
-
-SnapshotCommand::SnapshotCommand(Document* doc, Graph before, Graph after, const QString& text)
-    : QUndoCommand(text), doc_(doc), before_(std::move(before)), after_(std::move(after)) {}
-
-void SnapshotCommand::undo() { doc_->restoreGraph(before_); }
-
-void SnapshotCommand::redo() {
-  if (applied_) {
-    applied_ = false;
-    return;
-  }
-  doc_->restoreGraph(after_);
-}
-
-MoveCommand::MoveCommand(Document* doc, Positions before, Positions after, bool mergeable,
-                         const QString& text, QUndoCommand* parent)
-    : QUndoCommand(text, parent),
-      doc_(doc),
-      before_(std::move(before)),
-      after_(std::move(after)),
-      mergeable_(mergeable) {}
-
-void MoveCommand::undo() { doc_->restorePositions(before_); }
-
-void MoveCommand::redo() {
-  if (applied_) {
-    applied_ = false;
-    return;
-  }
-  doc_->restorePositions(after_);
-}
-
-bool MoveCommand::mergeWith(const QUndoCommand* other) {
-  const auto* move = dynamic_cast<const MoveCommand*>(other);
-  if (move == nullptr || !move->mergeable_) return false;
-  // Only a continuation of the same items' move merges.
-  auto sameKeys = [](const auto& a, const auto& b) {
-    if (a.size() != b.size()) return false;
-    for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib) {
-      if (ia->first != ib->first) return false;
-    }
-    return true;
+// The items a position-only change moves (merging is for repeated moves of the same).
+bool sameMovedItems(const GraphChange& a, const GraphChange& b) {
+  auto keys = [](const auto& map) {
+    std::vector<int> out;
+    for (const auto& [id, p] : map) out.push_back(id);
+    return out;
   };
-  if (!sameKeys(after_.nodes, move->after_.nodes) ||
-      !sameKeys(after_.groups, move->after_.groups)) {
-    return false;
+  const bool positionsOnly = a.before.nodes.empty() && a.before.groups.empty() &&
+                             b.before.nodes.empty() && b.before.groups.empty() &&
+                             a.after.nodes.empty() && b.after.nodes.empty() &&
+                             a.after.groups.empty() && b.after.groups.empty();
+  return positionsOnly && keys(a.after.layout) == keys(b.after.layout) &&
+         keys(a.after.groupLayout) == keys(b.after.groupLayout);
+}
+
+}  // namespace
+
+ChangeCommand::ChangeCommand(Document* doc, GraphChange change, Merge merge, const QString& text)
+    : QUndoCommand(text), doc_(doc), change_(std::move(change)), merge_(merge) {}
+
+int ChangeCommand::id() const {
+  switch (merge_) {
+    case Merge::SameMoves:
+      return 1;
+    case Merge::LayoutFollows:
+      return 2;
+    case Merge::Never:
+      break;
   }
-  after_ = move->after_;
+  return -1;
+}
+
+void ChangeCommand::undo() { doc_->applyChange(change_, false); }
+
+void ChangeCommand::redo() {
+  if (applied_) {
+    applied_ = false;
+    return;
+  }
+  doc_->applyChange(change_, true);
+}
+
+bool ChangeCommand::mergeWith(const QUndoCommand* other) {
+  const auto* next = dynamic_cast<const ChangeCommand*>(other);
+  if (next == nullptr || next->merge_ != merge_) return false;
+  if (merge_ == Merge::SameMoves && !sameMovedItems(change_, next->change_)) return false;
+  change_.mergeWith(next->change_);
+  if (merge_ == Merge::LayoutFollows) merge_ = Merge::Never;  // one layout follows, no more
   return true;
 }
-
-GroupExpandCommand::GroupExpandCommand(Document* doc, std::vector<GroupId> groups, bool expanded,
-                                       const QString& text, QUndoCommand* parent)
-    : QUndoCommand(text, parent), doc_(doc), groups_(std::move(groups)), expanded_(expanded) {}
-
-void GroupExpandCommand::undo() { doc_->restoreGroupsExpanded(groups_, !expanded_); }
-
-void GroupExpandCommand::redo() { doc_->restoreGroupsExpanded(groups_, expanded_); }
 
 }  // namespace lsrl::studio

@@ -1,107 +1,39 @@
-// The undo commands behind Document's edit methods. Each stores what it needs to go
-// both ways: node records (before/after) for edits that keep ids, appended nodes for
-// additions, whole-graph snapshots for removals (which renumber ids), positions for
-// moves. Commands whose edit was already applied when pushed skip their first redo().
+// The undo command behind every Document edit: one GraphChange (the records the edit
+// touched, before and after), applied forwards by redo and backwards by undo. The edit
+// was already applied when the command is pushed, so its first redo() does nothing.
+// Commands may merge with the one before: the steps of one drag (arrow-key nudges) with
+// the previous move of the same items, and the layout that follows Expand/Collapse All
+// Groups with that command, so that one undo takes back both.
 #pragma once
 
 #include <QUndoCommand>
-#include <map>
-#include <vector>
 
-#include "core/graph/graph.h"
+#include "app/studio/document/graph_change.h"
 
 namespace lsrl::studio {
 
 class Document;
 
-// Edits that replace the records of existing nodes (values, names, inputs, widths).
-class NodeEditCommand : public QUndoCommand {
- public:
-  NodeEditCommand(Document* doc, std::vector<Node> before, std::vector<Node> after,
-                  NodeId outputBefore, NodeId outputAfter, const QString& text);
-  void undo() override;
-  void redo() override;
-
- private:
-  Document* doc_;
-  std::vector<Node> before_;
-  std::vector<Node> after_;
-  NodeId outputBefore_;
-  NodeId outputAfter_;
-  bool applied_ = true;
+enum class Merge {
+  Never,
+  SameMoves,      // a move step: merges with the previous move of the same items
+  LayoutFollows,  // a change whose re-layout follows: the layout merges into it
 };
 
-// Nodes and groups appended at the end (new primitive, paste, sugar insertion).
-class AppendCommand : public QUndoCommand {
+class ChangeCommand : public QUndoCommand {
  public:
-  // `doc`'s graph already holds the appended nodes past `nodesBefore`/`groupsBefore`.
-  AppendCommand(Document* doc, size_t nodesBefore, size_t groupsBefore, const QString& text);
+  ChangeCommand(Document* doc, GraphChange change, Merge merge, const QString& text);
   void undo() override;
   void redo() override;
-
- private:
-  Document* doc_;
-  size_t nodesBefore_;
-  size_t groupsBefore_;
-  std::vector<Node> nodes_;
-  std::vector<Group> groups_;
-  std::map<NodeId, NodePosition> nodeLayout_;
-  std::map<GroupId, NodePosition> groupLayout_;
-  bool applied_ = true;
-};
-
-// Structural edits that renumber (removal): the whole graph before and after.
-class SnapshotCommand : public QUndoCommand {
- public:
-  SnapshotCommand(Document* doc, Graph before, Graph after, const QString& text);
-  void undo() override;
-  void redo() override;
-
- private:
-  Document* doc_;
-  Graph before_;
-  Graph after_;
-  bool applied_ = true;
-};
-
-// Positions of nodes and group boxes. Commands pushed with `mergeable` merge with the
-// previous mergeable move of the same items (arrow-key nudges, a drag in steps).
-class MoveCommand : public QUndoCommand {
- public:
-  struct Positions {
-    std::map<NodeId, NodePosition> nodes;
-    std::map<GroupId, NodePosition> groups;
-    // Group boxes that had no stored position (drawn at their members' centre): restoring
-    // removes the stored one again, so undo gives back exactly the old file.
-    std::vector<GroupId> unsetGroups;
-  };
-  MoveCommand(Document* doc, Positions before, Positions after, bool mergeable, const QString& text,
-              QUndoCommand* parent = nullptr);
-  void undo() override;
-  void redo() override;
-  int id() const override { return mergeable_ ? 1 : -1; }
+  int id() const override;
   bool mergeWith(const QUndoCommand* other) override;
+  const GraphChange& change() const { return change_; }
 
  private:
   Document* doc_;
-  Positions before_;
-  Positions after_;
-  bool mergeable_;
+  GraphChange change_;
+  Merge merge_;
   bool applied_ = true;
-};
-
-// Collapsing or expanding sugar groups (one, or all at once).
-class GroupExpandCommand : public QUndoCommand {
- public:
-  GroupExpandCommand(Document* doc, std::vector<GroupId> groups, bool expanded, const QString& text,
-                     QUndoCommand* parent = nullptr);
-  void undo() override;
-  void redo() override;
-
- private:
-  Document* doc_;
-  std::vector<GroupId> groups_;
-  bool expanded_;
 };
 
 }  // namespace lsrl::studio

@@ -67,6 +67,8 @@ bool BoxItem::outputPortAt(QPointF local) const {
   return d.x() * d.x() + d.y() * d.y() <= kPortHitRadius * kPortHitRadius;
 }
 
+void BoxItem::detachEdge(EdgeItem* edge) { std::erase(edges_, edge); }
+
 void BoxItem::setProblems(const QStringList& messages) {
   if (messages == problems_) return;
   problems_ = messages;

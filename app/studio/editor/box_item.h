@@ -36,6 +36,7 @@ class BoxItem : public QGraphicsItem {
   bool outputPortAt(QPointF local) const;
 
   void attachEdge(EdgeItem* edge) { edges_.push_back(edge); }
+  void detachEdge(EdgeItem* edge);
   void detachEdges() { edges_.clear(); }
   const std::vector<EdgeItem*>& edges() const { return edges_; }
   void setProblems(const QStringList& messages);

@@ -25,8 +25,12 @@ QPainterPath edgeCurve(QPointF from, QPointF to) {
   return path;
 }
 
-EdgeItem::EdgeItem(BoxItem* source, BoxItem* target, int targetPort)
-    : source_(source), target_(target), targetPort_(targetPort) {
+EdgeItem::EdgeItem(BoxItem* source, BoxItem* target, int targetPort, NodeId reader, int readerSlot)
+    : source_(source),
+      target_(target),
+      targetPort_(targetPort),
+      reader_(reader),
+      readerSlot_(readerSlot) {
   setAcceptedMouseButtons(Qt::NoButton);
   setZValue(-10);
   adjust();
@@ -49,12 +53,12 @@ void EdgeItem::adjust() {
 }
 
 void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
-  // The overview (minimap) shows boxes only: at its scale edges are a grey mat.
-  if (scene() && scene()->property(kOverviewProperty).toBool()) return;
   const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
   const bool highlighted = source_->isSelected() || target_->isSelected();
   QColor color = highlighted ? selectionColor() : edgeColor();
   if (!highlighted && lod < kDetailZoom) color.setAlpha(110);  // let the boxes stand out
+  // In the overview (minimap) a thousand edges would be a grey mat: fainter still.
+  if (!highlighted && scene() && scene()->property(kOverviewProperty).toBool()) color.setAlpha(70);
   QPen pen(color, highlighted ? 2.2 : 1.2);
   pen.setCosmetic(true);
   painter->setPen(pen);
@@ -66,7 +70,6 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->setRenderHint(QPainter::Antialiasing, false);
     painter->drawLine(from_, to_);
     painter->setRenderHint(QPainter::Antialiasing, antialiased);
-    return;
     return;
   }
   painter->drawPath(path_);

@@ -6,6 +6,8 @@
 #include <QGraphicsItem>
 #include <QPainterPath>
 
+#include "core/graph/graph.h"
+
 namespace lsrl::studio {
 
 class BoxItem;
@@ -14,12 +16,16 @@ class EdgeItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 4 };
 
-  // `targetPort`: the input port of `target` the edge ends at.
-  EdgeItem(BoxItem* source, BoxItem* target, int targetPort);
+  // `targetPort`: the input port of `target` the edge ends at; the edge draws input
+  // `readerSlot` of node `reader` (which `target` shows, itself or inside a group box).
+  EdgeItem(BoxItem* source, BoxItem* target, int targetPort, NodeId reader = kNoNode,
+           int readerSlot = -1);
   int type() const override { return Type; }
   BoxItem* source() const { return source_; }
   BoxItem* target() const { return target_; }
   int targetPort() const { return targetPort_; }
+  NodeId readerNode() const { return reader_; }
+  int readerSlot() const { return readerSlot_; }
 
   // Recomputes the curve after either end moved.
   void adjust();
@@ -32,6 +38,8 @@ class EdgeItem : public QGraphicsItem {
   BoxItem* source_;
   BoxItem* target_;
   int targetPort_;
+  NodeId reader_;
+  int readerSlot_;
   QPointF from_;
   QPointF to_;
   QPainterPath path_;

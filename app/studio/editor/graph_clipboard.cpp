@@ -11,9 +11,8 @@ std::vector<NodeId> nodesOfItems(const Graph& graph, const QList<ItemRef>& items
   std::vector<NodeId> nodes;
   for (const ItemRef& item : items) {
     if (item.kind == ItemRef::Kind::Node) {
-      if (item.id >= 0 && item.id < static_cast<NodeId>(graph.nodeCount()))
-        nodes.push_back(item.id);
-    } else if (item.id >= 0 && item.id < static_cast<GroupId>(graph.groups().size())) {
+      if (graph.contains(item.id)) nodes.push_back(item.id);
+    } else if (graph.containsGroup(item.id)) {
       const auto& members = graph.groups()[item.id].nodes;
       nodes.insert(nodes.end(), members.begin(), members.end());
     }

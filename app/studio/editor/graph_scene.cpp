@@ -39,15 +39,7 @@ GraphScene::GraphScene(Document* document, QObject* parent)
   // Measured on tok2tok expanded (editor_test): with the BSP index zoomed-in redraws take
   // ~14 ms against ~18 ms with NoIndex, and dragging a box costs no more.
   setItemIndexMethod(BspTreeIndex);
-  connect(document_, &Document::structureChanged, this, &GraphScene::rebuild);
-  connect(document_, &Document::edgesChanged, this, [this] {
-    rebuildEdges();
-    refreshNodes();  // ports and widths follow the inputs
-  });
-  connect(document_, &Document::nodesChanged, this,
-          [this](const std::vector<NodeId>& ids) { refreshNodes(&ids); });
-  connect(document_, &Document::positionsChanged, this, &GraphScene::syncPositions);
-  connect(document_, &Document::problemsChanged, this, &GraphScene::refreshProblems);
+  connect(document_, &Document::changed, this, &GraphScene::applyChange);
   connect(this, &QGraphicsScene::selectionChanged, this, [this] {
     if (!building_) emitSelection();
   });
@@ -59,15 +51,20 @@ GraphScene::~GraphScene() {
   // nothing may read boxes_ from then on.
   building_ = true;
   boxes_.clear();
+  boxByRef_.clear();
   edges_.clear();
   frames_.clear();
   framesInnermostFirst_.clear();
 }
 
 BoxItem* GraphScene::boxOf(ItemRef ref) const {
-  const int index = document_->visible().itemIndex(
-      ref.kind == ItemRef::Kind::Node ? VisibleItem::Kind::Node : VisibleItem::Kind::Group, ref.id);
-  return index >= 0 && index < static_cast<int>(boxes_.size()) ? boxes_[index] : nullptr;
+  const auto it = boxByRef_.find(ref);
+  return it == boxByRef_.end() ? nullptr : it->second;
+}
+
+BoxItem* GraphScene::boxOfNode(NodeId id) const {
+  const auto ref = visibleRefOfNode(id);
+  return ref ? boxOf(*ref) : nullptr;
 }
 
 std::optional<ItemRef> GraphScene::visibleRefOfNode(NodeId id) const {
@@ -136,13 +133,52 @@ std::vector<NodeId> GraphScene::producersOfItem(int itemIndex) const {
   return {producers.begin(), producers.end()};
 }
 
-void GraphScene::rebuild() {
-  const QList<ItemRef> selected = selectedRefs();
+BoxItem* GraphScene::makeBox(const VisibleItem& item, int index) {
+  const Graph& g = document_->graph();
+  const ItemSize size = itemSize(g, item);
+  const QSizeF qsize(size.width, size.height);
+  BoxItem* box = nullptr;
+  if (item.kind == VisibleItem::Kind::Node)
+    box = new NodeItem(g, item.id, qsize);
+  else
+    box = new GroupItem(g, item.id, qsize, producersOfItem(index));
+  const auto pos = document_->position(refOf(item));
+  int unplaced = 0;
+  for (const auto& [ref, other] : boxByRef_) unplaced += document_->position(ref) ? 0 : 1;
+  box->setPos(pos ? toPoint(*pos) : fallbackPosition(unplaced));
+  box->setCacheMode(detailCaching_ ? QGraphicsItem::DeviceCoordinateCache : QGraphicsItem::NoCache);
+  addItem(box);
+  boxByRef_[box->ref()] = box;
+  return box;
+}
+
+void GraphScene::deleteBox(BoxItem* box) {
+  for (EdgeItem* edge : std::vector<EdgeItem*>(box->edges())) deleteEdge(edge);
+  boxByRef_.erase(box->ref());
+  removeItem(box);
+  delete box;
+}
+
+void GraphScene::deleteEdge(EdgeItem* edge) {
+  std::erase(edges_, edge);
+  destroyEdge(edge);
+}
+
+void GraphScene::destroyEdge(EdgeItem* edge) {
+  edge->source()->detachEdge(edge);
+  edge->target()->detachEdge(edge);
+  removeItem(edge);
+  delete edge;
+}
+
+void GraphScene::rebuild(bool keepSelection) {
+  const QList<ItemRef> selected = keepSelection ? selectedRefs() : QList<ItemRef>();
   cancelConnection();
   dragStart_.clear();
   building_ = true;
   clear();  // deletes every item
   boxes_.clear();
+  boxByRef_.clear();
   edges_.clear();
   frames_.clear();
   framesInnermostFirst_.clear();
@@ -166,15 +202,118 @@ void GraphScene::rebuild() {
                                      : QGraphicsItem::NoCache);
     addItem(box);
     boxes_.push_back(box);
+    boxByRef_[box->ref()] = box;
   }
   createFrames();
-  rebuildEdges();
+  syncEdges();
   refreshProblems();
   for (const ItemRef& ref : selected)
     if (BoxItem* box = boxOf(ref)) box->setSelected(true);
   building_ = false;
   emitSelection();
   Q_EMIT rebuilt();
+}
+
+std::set<ItemRef> GraphScene::staleBoxes(const DocumentChange& what) const {
+  const Graph& g = document_->graph();
+  const VisibleGraph& v = document_->visible();
+  std::set<ItemRef> stale;
+  auto markNode = [&](NodeId id) {
+    if (const auto ref = visibleRefOfNode(id)) stale.insert(*ref);
+  };
+  // Changed nodes, their readers (whose "in -> out" line shows the input width) and the
+  // old and new output (its frame and diamond).
+  std::set<NodeId> changed(what.nodes.begin(), what.nodes.end());
+  for (NodeId id : what.nodes) markNode(id);
+  if (!changed.empty()) {
+    for (const Node& n : g.nodes()) {
+      if (n.removed) continue;
+      for (NodeId in : n.inputs) {
+        if (changed.count(in)) {
+          markNode(n.id);
+          break;
+        }
+      }
+    }
+  }
+  markNode(what.outputBefore);
+  markNode(what.outputAfter);
+  for (GroupId id : what.groups) stale.insert(ItemRef{ItemRef::Kind::Group, id});
+  // Group boxes whose outside producers changed get other ports.
+  for (size_t i = 0; i < v.items.size(); ++i) {
+    if (v.items[i].kind != VisibleItem::Kind::Group) continue;
+    const auto it = boxByRef_.find(refOf(v.items[i]));
+    if (it == boxByRef_.end()) continue;
+    const auto* box = static_cast<const GroupItem*>(it->second);
+    if (box->producers() != producersOfItem(static_cast<int>(i))) stale.insert(it->first);
+  }
+  return stale;
+}
+
+void GraphScene::applyChange(const DocumentChange& what) {
+  if (what.replaced) {
+    rebuild(/*keepSelection=*/false);
+    return;
+  }
+  const Graph& g = document_->graph();
+  const VisibleGraph& v = document_->visible();
+  const QList<ItemRef> selected = selectedRefs();
+  const bool wasBuilding = building_;
+  building_ = true;
+  if (connection_ && (what.structure || !what.rewired.empty())) cancelConnection();
+
+  // Boxes: drop those no longer visible, redraw the stale ones, add the new ones.
+  std::set<ItemRef> wanted;
+  for (const VisibleItem& item : v.items) wanted.insert(refOf(item));
+  const std::set<ItemRef> stale = staleBoxes(what);
+  bool itemsChanged = false;
+  for (auto it = boxByRef_.begin(); it != boxByRef_.end();) {
+    BoxItem* box = it->second;
+    ++it;  // deleteBox erases the entry
+    const ItemRef ref = box->ref();
+    if (!wanted.count(ref)) {
+      deleteBox(box);
+      itemsChanged = true;
+    } else if (stale.count(ref)) {
+      // A node box keeps its size: refresh it in place; a group box is drawn anew.
+      if (ref.kind == ItemRef::Kind::Node) {
+        static_cast<NodeItem*>(box)->refresh(g);
+      } else {
+        deleteBox(box);
+        itemsChanged = true;
+      }
+    }
+  }
+  boxes_.clear();
+  boxes_.reserve(v.items.size());
+  for (size_t i = 0; i < v.items.size(); ++i) {
+    BoxItem* box = boxOf(refOf(v.items[i]));
+    if (box == nullptr) {
+      box = makeBox(v.items[i], static_cast<int>(i));
+      itemsChanged = true;
+    }
+    boxes_.push_back(box);
+  }
+  if (itemsChanged || !what.groups.empty()) rebuildFrames();
+  syncEdges();
+  syncPositions();
+  refreshProblems();
+  // The selection keeps what still exists (a deleted box is simply gone from it).
+  for (const ItemRef& ref : selected)
+    if (BoxItem* box = boxOf(ref); box && !box->isSelected()) box->setSelected(true);
+  building_ = wasBuilding;
+  if (selectedRefs() != selected) emitSelection();
+  Q_EMIT rebuilt();
+}
+
+void GraphScene::rebuildFrames() {
+  for (auto& [id, frame] : frames_) {
+    removeItem(frame);
+    delete frame;
+  }
+  frames_.clear();
+  framesInnermostFirst_.clear();
+  createFrames();
 }
 
 void GraphScene::createFrames() {
@@ -188,7 +327,7 @@ void GraphScene::createFrames() {
       shown = groups[p].expanded;
       ++depth;
     }
-    if (!shown || group.nodes.empty()) continue;
+    if (!shown || group.removed || group.nodes.empty()) continue;
     auto* frame = new GroupFrameItem(group, depth);
     addItem(frame);
     frames_[group.id] = frame;
@@ -235,14 +374,14 @@ void GraphScene::boxMoved(BoxItem* box) {
   fitFrames(chain);
 }
 
-void GraphScene::rebuildEdges() {
-  for (EdgeItem* edge : edges_) {
-    removeItem(edge);
-    delete edge;
-  }
-  edges_.clear();
-  for (BoxItem* box : boxes_) box->detachEdges();
+void GraphScene::syncEdges() {
+  // One edge per visible edge; an existing edge is kept when it joins the same boxes at
+  // the same port, so an edit re-creates only the edges it touched.
   const VisibleGraph& v = document_->visible();
+  std::map<std::pair<NodeId, int>, EdgeItem*> existing;  // (reader, slot) -> edge
+  for (EdgeItem* edge : edges_) existing[{edge->readerNode(), edge->readerSlot()}] = edge;
+  std::vector<EdgeItem*> next;
+  next.reserve(v.edges.size());
   for (const VisibleEdge& e : v.edges) {
     if (e.from < 0 || e.to < 0 || e.from >= static_cast<int>(boxes_.size()) ||
         e.to >= static_cast<int>(boxes_.size()))
@@ -252,32 +391,25 @@ void GraphScene::rebuildEdges() {
     int port = e.slot;
     if (target->type() == GroupItem::Type)
       port = static_cast<GroupItem*>(target)->portOfProducer(e.fromNode);
-    auto* edge = new EdgeItem(source, target, port);
+    const auto it = existing.find({e.toNode, e.slot});
+    if (it != existing.end()) {
+      EdgeItem* edge = it->second;
+      existing.erase(it);
+      if (edge->source() == source && edge->target() == target && edge->targetPort() == port) {
+        edge->adjust();
+        next.push_back(edge);
+        continue;
+      }
+      destroyEdge(edge);
+    }
+    auto* edge = new EdgeItem(source, target, port, e.toNode, e.slot);
     addItem(edge);
     source->attachEdge(edge);
     target->attachEdge(edge);
-    edges_.push_back(edge);
+    next.push_back(edge);
   }
-}
-
-void GraphScene::refreshNodes(const std::vector<NodeId>* ids) {
-  const Graph& g = document_->graph();
-  if (!ids) {
-    for (BoxItem* box : boxes_)
-      if (box->type() == NodeItem::Type) static_cast<NodeItem*>(box)->refresh(g);
-    return;
-  }
-  // The changed nodes and their readers, whose "in → out" line shows the input width.
-  std::set<NodeId> touched(ids->begin(), ids->end());
-  for (const Node& n : g.nodes())
-    for (NodeId in : n.inputs)
-      if (touched.count(in)) {
-        touched.insert(n.id);
-        break;
-      }
-  for (NodeId id : touched)
-    if (auto* box = dynamic_cast<NodeItem*>(boxOf(ItemRef{ItemRef::Kind::Node, id})))
-      box->refresh(g);
+  for (const auto& [key, edge] : existing) destroyEdge(edge);
+  edges_ = std::move(next);
 }
 
 void GraphScene::refreshProblems() {
@@ -294,17 +426,18 @@ void GraphScene::refreshProblems() {
 
 void GraphScene::syncPositions() {
   const VisibleGraph& v = document_->visible();
+  const bool wasBuilding = building_;
   building_ = true;  // frames are refitted once below, not per box
   for (size_t i = 0; i < boxes_.size() && i < v.items.size(); ++i) {
     const auto pos = document_->position(refOf(v.items[i]));
     if (pos && boxes_[i]->pos() != toPoint(*pos)) boxes_[i]->setPos(toPoint(*pos));
   }
-  building_ = false;
+  building_ = wasBuilding;
   fitFrames(framesInnermostFirst_);
 }
 
 void GraphScene::selectGroupMembers(GroupId id) {
-  if (id < 0 || id >= static_cast<GroupId>(document_->graph().groups().size())) return;
+  if (!document_->graph().containsGroup(id)) return;
   QList<ItemRef> refs;
   for (NodeId n : document_->graph().groups()[id].nodes)
     if (const auto ref = visibleRefOfNode(n); ref && !refs.contains(*ref)) refs.append(*ref);
@@ -343,36 +476,46 @@ BoxItem* GraphScene::boxNear(QPointF scenePos) const {
 
 bool GraphScene::startConnection(BoxItem* box, QPointF scenePos) {
   const QPointF local = box->mapFromScene(scenePos);
+  const Graph& g = document_->graph();
   ConnectionDrag drag;
   if (box->outputPortAt(local)) {
     drag.from = box->outputNode();
     drag.start = box->mapToScene(box->outputPortPos());
+    if (!g.contains(drag.from)) return false;
   } else {
     const int port = box->inputPortAt(local);
-    if (port < 0 || port >= box->inputPortCount()) return false;
+    if (port < 0) return false;
     if (box->type() != NodeItem::Type) {
       Q_EMIT statusMessage(tr("Expand the group to rewire its inputs."));
       return true;
     }
-    const Node& node = document_->graph().node(box->ref().id);
-    if (port >= static_cast<int>(node.inputs.size())) return false;
-    const NodeId producer = node.inputs[port];
-    if (producer < 0 || producer >= static_cast<NodeId>(document_->graph().nodeCount()))
-      return false;
-    drag.from = producer;
-    drag.rewiredNode = node.id;
-    drag.rewiredSlot = port;
-    for (EdgeItem* edge : box->edges()) {
-      if (edge->target() == box && edge->targetPort() == port) {
-        drag.hiddenEdge = edge;
-        edge->hide();  // the edge follows the cursor until it is dropped
-        drag.start = edge->source()->mapToScene(edge->source()->outputPortPos());
+    const Node& node = g.node(box->ref().id);
+    const bool connected =
+        port < static_cast<int>(node.inputs.size()) && g.contains(node.inputs[port]);
+    if (!connected) {
+      // An open input (or a Concat's "+"): the drop names the producer.
+      drag.fromInput = true;
+      drag.to = node.id;
+      drag.toSlot = node.op == Op::Concat && port >= static_cast<int>(node.inputs.size())
+                        ? -1
+                        : (node.op == Op::Concat ? port : 0);
+      drag.start = box->mapToScene(box->inputPortPos(port));
+    } else {
+      drag.from = node.inputs[port];
+      drag.rewiredNode = node.id;
+      drag.rewiredSlot = port;
+      for (EdgeItem* edge : box->edges()) {
+        if (edge->target() == box && edge->targetPort() == port) {
+          drag.hiddenEdge = edge;
+          edge->hide();  // the edge follows the cursor until it is dropped
+          drag.start = edge->source()->mapToScene(edge->source()->outputPortPos());
+        }
       }
+      if (!drag.hiddenEdge) return false;
     }
-    if (!drag.hiddenEdge) return false;
   }
-  if (drag.from == kNoNode) return false;
-  drag.line = new QGraphicsPathItem(edgeCurve(drag.start, scenePos));
+  drag.line = new QGraphicsPathItem(drag.fromInput ? edgeCurve(scenePos, drag.start)
+                                                   : edgeCurve(drag.start, scenePos));
   QPen pen(selectionColor(), 2, Qt::DashLine);
   pen.setCosmetic(true);
   drag.line->setPen(pen);
@@ -402,25 +545,40 @@ GraphScene::DropTarget GraphScene::dropTargetAt(const ConnectionDrag& drag,
   DropTarget target;
   target.box = boxNear(scenePos);
   if (!target.box) return target;
+  if (drag.fromInput) {
+    // Any box gives its value: a node box its node, a group box its output node.
+    target.from = target.box->outputNode();
+    target.to = drag.to;
+    target.slot = drag.toSlot;
+    if (!document_->graph().contains(target.from)) {
+      target.refusal = tr("this group has no output node to connect");
+      return target;
+    }
+    if (const auto refusal = document_->connectionRefusal(target.from, target.to, target.slot))
+      target.refusal = QString::fromStdString(*refusal);
+    return target;
+  }
   if (target.box->type() != NodeItem::Type) {
     target.refusal =
         tr("the group's members are hidden; expand the group (double-click) to "
            "connect into it");
     return target;
   }
-  const NodeId to = target.box->ref().id;
+  target.from = drag.from;
+  target.to = target.box->ref().id;
   const int port = target.box->inputPortAt(target.box->mapFromScene(scenePos));
   // A port picks the slot; the body or Concat's "+" port means "the next free slot".
   target.slot = port >= 0 && port < target.box->inputPortCount() ? port : -1;
-  if (drag.rewiredNode == to && drag.rewiredSlot == target.slot) return target;  // put back
-  if (const auto refusal = document_->connectionRefusal(drag.from, to, target.slot))
+  if (drag.rewiredNode == target.to && drag.rewiredSlot == target.slot) return target;  // put back
+  if (const auto refusal = document_->connectionRefusal(target.from, target.to, target.slot))
     target.refusal = QString::fromStdString(*refusal);
   return target;
 }
 
 void GraphScene::updateConnectionLine(QPointF scenePos) {
   ConnectionDrag& drag = *connection_;
-  drag.line->setPath(edgeCurve(drag.start, scenePos));
+  drag.line->setPath(drag.fromInput ? edgeCurve(scenePos, drag.start)
+                                    : edgeCurve(drag.start, scenePos));
   // Green over a target that takes the connection, red over one that refuses it.
   const DropTarget target = dropTargetAt(drag, scenePos);
   const ItemRef ref = target.box ? target.box->ref() : ItemRef{ItemRef::Kind::Node, kNoNode};
@@ -456,19 +614,14 @@ void GraphScene::finishConnection(QPointF scenePos, QPoint screenPos) {
     refuse(*target.refusal, screenPos);
     return;
   }
-  const NodeId to = target.box->ref().id;
-  int slot = target.slot;
-  if (rewiring && to == drag.rewiredNode && slot == drag.rewiredSlot) return;  // put back
+  if (rewiring && target.to == drag.rewiredNode && target.slot == drag.rewiredSlot)
+    return;  // put back
   try {
-    if (rewiring) {
-      document_->disconnect(drag.rewiredNode, drag.rewiredSlot);
-      // Disconnecting a Concat input removes the slot: later slots move up by one.
-      if (to == drag.rewiredNode && document_->graph().node(to).op == Op::Concat &&
-          slot > drag.rewiredSlot)
-        --slot;
-    }
-    document_->connect(drag.from, to, slot);
-    Q_EMIT statusMessage(tr("Connected #%1 to #%2.").arg(drag.from).arg(to));
+    if (rewiring)
+      document_->rewire(drag.rewiredNode, drag.rewiredSlot, target.from, target.to, target.slot);
+    else
+      document_->connect(target.from, target.to, target.slot);
+    Q_EMIT statusMessage(tr("Connected #%1 to #%2.").arg(target.from).arg(target.to));
   } catch (const Error& e) {
     refuse(QString::fromUtf8(e.what()), screenPos);
   }

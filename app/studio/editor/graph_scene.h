@@ -1,14 +1,18 @@
 // The node editor's scene: the items of a Document's visible graph (NodeItem and
 // GroupItem boxes, EdgeItems, a GroupFrameItem per expanded group), kept in step with
-// the document's signals. It also turns mouse gestures into document edits: a drag of
-// boxes becomes one moveItems() at release, a drag between ports becomes connect() (or a
-// refusal with its reason), a drag out of a connected input port disconnects it.
+// the document's changes item by item: an edit re-creates or refreshes only the boxes
+// and edges it touched. It also turns mouse gestures into document edits: a drag of
+// boxes becomes one moveItems() at release; a drag from an output port to a box or an
+// input port, or from an open input port to a box or an output port, becomes connect()
+// (or a refusal with its reason); a drag out of a connected input port rewires or
+// disconnects it.
 #pragma once
 
 #include <QGraphicsScene>
 #include <QList>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "app/studio/document/document.h"
@@ -31,8 +35,11 @@ class GraphScene : public QGraphicsScene {
 
   // The box drawing `ref`, or nullptr if it is not visible.
   BoxItem* boxOf(ItemRef ref) const;
+  // The box showing node `id`: its own, or the collapsed group box that hides it.
+  BoxItem* boxOfNode(NodeId id) const;
   // The visible item showing node `id`: the node itself or the collapsed group hiding it.
   std::optional<ItemRef> visibleRefOfNode(NodeId id) const;
+  // Boxes in the order of document()->visible().items, edges in the order of its edges.
   const std::vector<BoxItem*>& boxes() const { return boxes_; }
   const std::vector<EdgeItem*>& edgeItems() const { return edges_; }
   GroupFrameItem* frameOf(GroupId id) const;
@@ -43,6 +50,7 @@ class GraphScene : public QGraphicsScene {
   // (zoomed in) that makes pans and drags several times cheaper; zoomed out, where a box
   // is a plain rectangle, the pixmaps cost more than they save (editor_test measures).
   void setDetailCaching(bool on);
+  bool detailCaching() const { return detailCaching_; }
   // Bounding rect of everything drawn (boxes, frames, edges).
   QRectF contentRect() const;
 
@@ -57,15 +65,18 @@ class GraphScene : public QGraphicsScene {
   void requestGroupExpanded(GroupId id, bool expanded);
 
  public Q_SLOTS:
-  // Re-creates every item from document()->visible(); keeps the selection.
-  void rebuild();
+  // Re-creates every item from document()->visible(); keeps the selection unless told
+  // otherwise (another document: its ids mean other nodes).
+  void rebuild(bool keepSelection = true);
+  // Brings the items up to the document after `what` (only those it touched).
+  void applyChange(const DocumentChange& what);
 
  Q_SIGNALS:
   // A one-line message for the status bar (refused connections, ...).
   void statusMessage(const QString& message);
   // The selection as document items; emitted once per user change and after rebuilds.
   void selectedRefsChanged(const QList<ItemRef>& refs);
-  // Items were re-created (the content rect may have changed).
+  // Items were created, re-created or removed (the content rect may have changed).
   void rebuilt();
 
  protected:
@@ -75,9 +86,15 @@ class GraphScene : public QGraphicsScene {
   void keyPressEvent(QKeyEvent* event) override;
 
  private:
+  // A connection being dragged. From an output port (or out of a connected input port,
+  // which rewires that edge) the producer is known and the drop picks the reader; from
+  // an open input port the reader is known and the drop picks the producer.
   struct ConnectionDrag {
-    NodeId from = kNoNode;
-    QPointF start;                 // scene position of the producer's output port
+    bool fromInput = false;        // started at an open input port of `to`
+    NodeId from = kNoNode;         // the producer (unless fromInput)
+    NodeId to = kNoNode;           // fromInput: the reader
+    int toSlot = -1;               // fromInput: its slot (-1: a Concat's new slot)
+    QPointF start;                 // scene position of the port the drag started at
     NodeId rewiredNode = kNoNode;  // set when dragging an existing edge out of an input
     int rewiredSlot = -1;
     EdgeItem* hiddenEdge = nullptr;
@@ -88,15 +105,23 @@ class GraphScene : public QGraphicsScene {
   };
   struct DropTarget {
     BoxItem* box = nullptr;
+    NodeId from = kNoNode;           // the producer the drop connects
+    NodeId to = kNoNode;             // the reader
     int slot = -1;                   // -1: the next free slot
     std::optional<QString> refusal;  // why dropping here is refused
   };
   DropTarget dropTargetAt(const ConnectionDrag& drag, QPointF scenePos) const;
   void updateConnectionLine(QPointF scenePos);
 
-  void rebuildEdges();
-  // Re-reads the nodes `ids` and their readers (all nodes when null).
-  void refreshNodes(const std::vector<NodeId>* ids = nullptr);
+  BoxItem* makeBox(const VisibleItem& item, int index);
+  void deleteBox(BoxItem* box);
+  // Boxes of `refs` that must be drawn anew (their text, ports or size changed).
+  std::set<ItemRef> staleBoxes(const DocumentChange& what) const;
+  // Creates, deletes and re-creates edges so that they match the visible edges.
+  void syncEdges();
+  void deleteEdge(EdgeItem* edge);   // also drops it from edges_
+  void destroyEdge(EdgeItem* edge);  // detaches and deletes it (edges_ untouched)
+  void rebuildFrames();
   void refreshProblems();
   void syncPositions();
   void fitFrames(const std::vector<GroupFrameItem*>& frames);
@@ -115,7 +140,8 @@ class GraphScene : public QGraphicsScene {
 
   Document* document_;
   std::vector<BoxItem*> boxes_;  // indexed like document_->visible().items
-  std::vector<EdgeItem*> edges_;
+  std::map<ItemRef, BoxItem*> boxByRef_;
+  std::vector<EdgeItem*> edges_;  // indexed like document_->visible().edges
   std::map<GroupId, GroupFrameItem*> frames_;
   std::vector<GroupFrameItem*> framesInnermostFirst_;
   std::optional<ConnectionDrag> connection_;

@@ -6,8 +6,6 @@
 #include <QDropEvent>
 #include <QKeyEvent>
 #include <QMimeData>
-#include <QScrollBar>
-#include <QWheelEvent>
 #include <cmath>
 
 #include "app/studio/editor/box_item.h"
@@ -22,7 +20,7 @@
 namespace lsrl::studio {
 
 GraphView::GraphView(Document* document, QWidget* parent)
-    : QGraphicsView(parent),
+    : ZoomPanView(parent),
       document_(document),
       scene_(new GraphScene(document, this)),
       legend_(new LegendWidget(this)) {
@@ -30,18 +28,20 @@ GraphView::GraphView(Document* document, QWidget* parent)
   setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
   setViewportUpdateMode(SmartViewportUpdate);
   setOptimizationFlags(DontSavePainterState | DontAdjustForAntialiasing);
-  setTransformationAnchor(AnchorUnderMouse);
-  setResizeAnchor(AnchorViewCenter);
+  // A left drag on the background selects with a rubber band; Alt + left pans.
   setDragMode(RubberBandDrag);
+  setBackgroundDragPans(false);
   setRubberBandSelectionMode(Qt::IntersectsItemShape);
+  // Never larger than actual size when fitting: a small graph fitted to a big window
+  // would be drawn at 300 % with giant text.
+  setFitZoomLimit(1.0);
   setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
   setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
-  setFocusPolicy(Qt::StrongFocus);
   connect(scene_, &GraphScene::selectedRefsChanged, this, &GraphView::selectionChanged);
   connect(scene_, &GraphScene::statusMessage, this, &GraphView::statusMessage);
   connect(scene_, &GraphScene::rebuilt, this, &GraphView::updateSceneRect);
   connect(document_, &Document::positionsChanged, this, &GraphView::updateSceneRect);
-  zoomChanged();
+  zoomApplied();
   placeLegend();
 }
 
@@ -52,22 +52,9 @@ NodePosition GraphView::viewCentre() const {
   return NodePosition{c.x(), c.y()};
 }
 
-double GraphView::zoom() const { return transform().m11(); }
+QRectF GraphView::contentRect() const { return scene_->contentRect(); }
 
-void GraphView::zoomChanged() {
-  scene_->setDetailCaching(zoom() >= kDetailZoom);
-  updateSceneRect();
-  Q_EMIT viewportChanged();
-}
-
-void GraphView::updateSceneRect() {
-  // Leave a viewport's worth of room around the content so it can be panned freely.
-  const QRectF content = scene_->contentRect();
-  const double z = std::max(zoom(), kMinZoom);
-  const double mx = viewport()->width() / z;
-  const double my = viewport()->height() / z;
-  setSceneRect(content.adjusted(-mx, -my, mx, my));
-}
+void GraphView::zoomApplied() { scene_->setDetailCaching(zoom() >= kDetailZoom); }
 
 void GraphView::setLegendVisible(bool visible) { legend_->setVisible(visible); }
 
@@ -81,60 +68,8 @@ void GraphView::placeLegend() {
 }
 
 void GraphView::resizeEvent(QResizeEvent* event) {
-  QGraphicsView::resizeEvent(event);
+  ZoomPanView::resizeEvent(event);
   placeLegend();
-  updateSceneRect();
-  Q_EMIT viewportChanged();
-}
-
-void GraphView::scrollContentsBy(int dx, int dy) {
-  QGraphicsView::scrollContentsBy(dx, dy);
-  Q_EMIT viewportChanged();
-}
-
-void GraphView::zoomBy(double factor) {
-  const double target = std::clamp(zoom() * factor, kMinZoom, kMaxZoom);
-  if (target == zoom()) return;
-  const double applied = target / zoom();
-  scale(applied, applied);
-  zoomChanged();
-}
-
-void GraphView::setZoom(double zoom) {
-  const QPointF centre = mapToScene(viewport()->rect().center());
-  const double z = std::clamp(zoom, kMinZoom, kMaxZoom);
-  setTransform(QTransform::fromScale(z, z));
-  zoomChanged();
-  centerOn(centre);
-}
-
-void GraphView::zoomIn() {
-  const ViewportAnchor anchor = transformationAnchor();
-  setTransformationAnchor(AnchorViewCenter);
-  zoomBy(1.25);
-  setTransformationAnchor(anchor);
-}
-
-void GraphView::zoomOut() {
-  const ViewportAnchor anchor = transformationAnchor();
-  setTransformationAnchor(AnchorViewCenter);
-  zoomBy(1 / 1.25);
-  setTransformationAnchor(anchor);
-}
-
-void GraphView::resetZoom() { setZoom(1); }
-
-void GraphView::fitAll() {
-  QRectF content = scene_->contentRect();
-  if (content.isEmpty()) content = QRectF(-200, -150, 400, 300);
-  const double margin = 0.04 * std::max(content.width(), content.height()) + 20;
-  content.adjust(-margin, -margin, margin, margin);
-  const QRect vp = viewport()->rect();
-  const double z = std::clamp(
-      std::min(vp.width() / content.width(), vp.height() / content.height()), kMinZoom, kMaxZoom);
-  setTransform(QTransform::fromScale(z, z));
-  zoomChanged();
-  centerOn(content.center());
 }
 
 void GraphView::centerOnScene(QPointF scenePos) {
@@ -145,8 +80,7 @@ void GraphView::centerOnScene(QPointF scenePos) {
 void GraphView::selectAndCenter(ItemRef item) {
   const Graph& g = document_->graph();
   BoxItem* box = scene_->boxOf(item);
-  if (!box && item.kind == ItemRef::Kind::Group && item.id >= 0 &&
-      item.id < static_cast<GroupId>(g.groups().size())) {
+  if (!box && item.kind == ItemRef::Kind::Group && g.containsGroup(item.id)) {
     const Group& group = g.groups()[item.id];
     if (GroupFrameItem* frame = scene_->frameOf(item.id)) {
       // An expanded group: its members, around the frame's centre.
@@ -169,68 +103,11 @@ void GraphView::selectAndCenter(ItemRef item) {
   centerOnScene(box->scenePos());
 }
 
-// ---- zoom and pan ------------------------------------------------------------------
-
-void GraphView::wheelEvent(QWheelEvent* event) {
-  const QPoint delta = event->angleDelta();
-  if (delta.y() == 0) {
-    QGraphicsView::wheelEvent(event);
-    return;
-  }
-  zoomBy(std::pow(1.0015, delta.y()));  // one notch (120) = 20 %
-  event->accept();
-}
-
-void GraphView::mousePressEvent(QMouseEvent* event) {
-  const bool onBackground = !itemAt(event->pos());
-  const bool pan = event->button() == Qt::MiddleButton ||
-                   (event->button() == Qt::LeftButton &&
-                    (spaceHeld_ || ((event->modifiers() & Qt::AltModifier) && onBackground)));
-  if (pan) {
-    panning_ = true;
-    lastPanPos_ = event->pos();
-    viewport()->setCursor(Qt::ClosedHandCursor);
-    event->accept();
-    return;
-  }
-  QGraphicsView::mousePressEvent(event);
-}
-
-void GraphView::mouseMoveEvent(QMouseEvent* event) {
-  if (panning_) {
-    const QPoint delta = event->pos() - lastPanPos_;
-    lastPanPos_ = event->pos();
-    horizontalScrollBar()->setValue(horizontalScrollBar()->value() - delta.x());
-    verticalScrollBar()->setValue(verticalScrollBar()->value() - delta.y());
-    event->accept();
-    return;
-  }
-  QGraphicsView::mouseMoveEvent(event);
-}
-
-void GraphView::mouseReleaseEvent(QMouseEvent* event) {
-  if (panning_) {
-    panning_ = false;
-    if (spaceHeld_)
-      viewport()->setCursor(Qt::OpenHandCursor);
-    else
-      viewport()->unsetCursor();
-    event->accept();
-    return;
-  }
-  QGraphicsView::mouseReleaseEvent(event);
-}
+// ---- keys ----------------------------------------------------------------------------
 
 void GraphView::keyPressEvent(QKeyEvent* event) {
   const bool ctrl = event->modifiers() & Qt::ControlModifier;
   switch (event->key()) {
-    case Qt::Key_Space:
-      if (!event->isAutoRepeat()) {
-        spaceHeld_ = true;
-        viewport()->setCursor(Qt::OpenHandCursor);
-      }
-      event->accept();
-      return;
     case Qt::Key_Delete:
     case Qt::Key_Backspace:
       deleteSelection();
@@ -243,15 +120,6 @@ void GraphView::keyPressEvent(QKeyEvent* event) {
         return;
       }
       break;
-    case Qt::Key_Plus:
-    case Qt::Key_Equal:
-      zoomIn();
-      event->accept();
-      return;
-    case Qt::Key_Minus:
-      zoomOut();
-      event->accept();
-      return;
     case Qt::Key_C:
       if (ctrl) {
         copySelection();
@@ -276,17 +144,7 @@ void GraphView::keyPressEvent(QKeyEvent* event) {
     default:
       break;
   }
-  QGraphicsView::keyPressEvent(event);
-}
-
-void GraphView::keyReleaseEvent(QKeyEvent* event) {
-  if (event->key() == Qt::Key_Space && !event->isAutoRepeat()) {
-    spaceHeld_ = false;
-    if (!panning_) viewport()->unsetCursor();
-    event->accept();
-    return;
-  }
-  QGraphicsView::keyReleaseEvent(event);
+  ZoomPanView::keyPressEvent(event);  // zoom keys, Space to pan
 }
 
 // ---- copy, paste, delete -----------------------------------------------------------

@@ -1,19 +1,20 @@
-// The node editor's view: zoom (wheel, around the cursor), pan (middle button,
-// Space+left drag, Alt+left drag), rubber-band selection, fit; and the editing
-// gestures that act on the selection: copy, paste, duplicate, delete.
+// The node editor's view: the shared zoom and pan (ZoomPanView: wheel around the cursor,
+// middle button, Space + left, Alt + left on the background), rubber-band selection,
+// fit; and the editing gestures that act on the selection: copy, paste, duplicate,
+// delete. A drop from the palette inserts the entry where it lands.
 #pragma once
 
-#include <QGraphicsView>
 #include <QList>
 
 #include "app/studio/document/document.h"
+#include "app/studio/editor/zoom_pan_view.h"
 
 namespace lsrl::studio {
 
 class GraphScene;
 class LegendWidget;
 
-class GraphView : public QGraphicsView {
+class GraphView : public ZoomPanView {
   Q_OBJECT
 
  public:
@@ -25,21 +26,13 @@ class GraphView : public QGraphicsView {
   QList<ItemRef> selectedItems() const;
   // The scene point at the centre of the viewport.
   NodePosition viewCentre() const;
-  double zoom() const;  // 1 = one scene unit per pixel
   // The colour legend in the bottom-left corner (shown by default).
   void setLegendVisible(bool visible);
   bool isLegendVisible() const;
-
-  static constexpr double kMinZoom = 0.02;
-  static constexpr double kMaxZoom = 4.0;
+  // Boxes, frames and edges (what fitAll shows).
+  QRectF contentRect() const override;
 
  public Q_SLOTS:
-  void zoomIn();
-  void zoomOut();
-  void resetZoom();
-  void setZoom(double zoom);  // keeps the view centre
-  // Shows every item, with a margin.
-  void fitAll();
   // Selects `item` only and scrolls it to the centre. A node or group hidden inside a
   // collapsed group selects that group's box; an expanded group selects its members.
   void selectAndCenter(ItemRef item);
@@ -52,37 +45,24 @@ class GraphView : public QGraphicsView {
  Q_SIGNALS:
   void selectionChanged(const QList<ItemRef>& items);
   void statusMessage(const QString& message);
-  // Zoom or scroll position changed (the minimap redraws its viewport rectangle).
-  void viewportChanged();
   // A palette entry was dropped on the view (its drag text, the scene point).
   void paletteItemDropped(const QString& text, NodePosition at);
 
  protected:
-  void wheelEvent(QWheelEvent* event) override;
-  void mousePressEvent(QMouseEvent* event) override;
-  void mouseMoveEvent(QMouseEvent* event) override;
-  void mouseReleaseEvent(QMouseEvent* event) override;
+  void zoomApplied() override;
   void keyPressEvent(QKeyEvent* event) override;
-  void keyReleaseEvent(QKeyEvent* event) override;
-  void scrollContentsBy(int dx, int dy) override;
   void resizeEvent(QResizeEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dragMoveEvent(QDragMoveEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 
  private:
-  void updateSceneRect();
-  void zoomChanged();  // after every change of the transform
-  void zoomBy(double factor);
   void pasteFragment(const Graph& fragment, NodePosition at, const QString& what);
   void placeLegend();
 
   Document* document_;
   GraphScene* scene_;
   LegendWidget* legend_;
-  bool spaceHeld_ = false;
-  bool panning_ = false;
-  QPoint lastPanPos_;
   int pasteCount_ = 0;
   NodePosition lastPasteCentre_;
 };

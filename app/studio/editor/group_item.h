@@ -27,6 +27,7 @@ class GroupItem : public BoxItem {
   NodeId outputNode() const override { return output_; }
   // The input port that shows the edge from `producer`, or -1.
   int portOfProducer(NodeId producer) const;
+  const std::vector<NodeId>& producers() const { return producers_; }
 
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 

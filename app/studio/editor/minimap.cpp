@@ -16,14 +16,29 @@ Minimap::Minimap(GraphView* mainView, QWidget* parent) : QWidget(parent), main_(
   refresh_.setSingleShot(true);
   refresh_.setInterval(150);  // coalesces the many small changes of a drag
   connect(&refresh_, &QTimer::timeout, this, &Minimap::refit);
-  connect(main_->graphScene(), &QGraphicsScene::changed, &refresh_, qOverload<>(&QTimer::start));
-  connect(main_->graphScene(), &GraphScene::rebuilt, this, &Minimap::refit);
+  // Every change of the scene (an edit, a rename, a selection) redraws the picture soon
+  // after; the timer coalesces the steps of a drag.
+  connect(main_->graphScene(), &QGraphicsScene::changed, this, &Minimap::scheduleRefit);
+  connect(main_->graphScene(), &GraphScene::rebuilt, this, &Minimap::scheduleRefit);
+  connect(main_->graphScene(), &QGraphicsScene::selectionChanged, this, &Minimap::scheduleRefit);
   connect(main_, &GraphView::viewportChanged, this, qOverload<>(&QWidget::update));
   refit();
 }
 
+void Minimap::scheduleRefit() {
+  // Changes in quick succession (a drag, a fast hand) keep restarting the timer: the
+  // picture still follows at least every kMaxStaleMs.
+  if (!refresh_.isActive()) pendingSince_.start();
+  if (pendingSince_.isValid() && pendingSince_.elapsed() > kMaxStaleMs) {
+    refit();
+    return;
+  }
+  refresh_.start();
+}
+
 void Minimap::refit() {
   refresh_.stop();
+  pendingSince_.invalidate();
   const QSize size = this->size() * devicePixelRatioF();
   GraphScene* scene = main_->graphScene();
   QRectF content = scene->contentRect();
@@ -49,7 +64,12 @@ void Minimap::refit() {
   // The scene's changed() fires for what render() does not change: block it meanwhile.
   const QSignalBlocker blocker(&refresh_);
   scene->setProperty(kOverviewProperty, true);
+  // Without the boxes' pixmap caches: a render outside any view reuses a cache of its own
+  // that item updates do not invalidate, which drew renamed boxes with their old text.
+  const bool caching = scene->detailCaching();
+  scene->setDetailCaching(false);
   scene->render(&painter, target, content, Qt::KeepAspectRatio);
+  scene->setDetailCaching(caching);
   scene->setProperty(kOverviewProperty, false);
   update();
 }

@@ -12,9 +12,7 @@ namespace {
 
 QString arrow() { return QStringLiteral(" \u2192 "); }
 
-int widthOf(const Graph& g, NodeId id) {
-  return id >= 0 && id < static_cast<NodeId>(g.nodeCount()) ? g.node(id).dim : -1;
-}
+int widthOf(const Graph& g, NodeId id) { return g.contains(id) ? g.node(id).dim : -1; }
 
 QString widthText(int w) { return w < 0 ? QStringLiteral("?") : QString::number(w); }
 
@@ -91,8 +89,7 @@ void NodeItem::refresh(const Graph& graph) {
   detail_ = QFontMetricsF(smallFont()).elidedText(detail_, Qt::ElideRight, boxRect().width() - 20);
 
   std::vector<bool> connected;
-  for (NodeId in : n.inputs)
-    connected.push_back(in >= 0 && in < static_cast<NodeId>(graph.nodeCount()));
+  for (NodeId in : n.inputs) connected.push_back(graph.contains(in));
   // Every op but Input and Concat has exactly one input slot, shown even when empty.
   if (n.op != Op::Input && n.op != Op::Concat && connected.empty()) connected.push_back(false);
   setInputPorts(std::move(connected), n.op == Op::Concat);
@@ -104,7 +101,7 @@ void NodeItem::refresh(const Graph& graph) {
   description += QStringLiteral(": ") + widths;
   if (n.alwaysPositive) description += QStringLiteral(" (always \u2265 0)");
   if (graph.output() == n.id) description += QStringLiteral(" \u2014 program output");
-  if (n.group != kNoGroup && n.group < static_cast<GroupId>(graph.groups().size()))
+  if (graph.containsGroup(n.group))
     description +=
         QStringLiteral("\nin ") + QString::fromStdString(graph.groups()[n.group].function);
   setDescription(description);

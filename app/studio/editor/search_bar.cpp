@@ -24,6 +24,7 @@ SearchBar::SearchBar(Document* document, GraphView* view, QWidget* parent)
       completions_(new QStringListModel(this)) {
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(4, 2, 4, 2);
+  edit_->setObjectName(QStringLiteral("searchField"));
   edit_->setPlaceholderText(tr("Find node: name, f_function or #id"));
   edit_->setClearButtonEnabled(true);
   auto* completer = new QCompleter(completions_, this);
@@ -47,7 +48,13 @@ SearchBar::SearchBar(Document* document, GraphView* view, QWidget* parent)
   auto stale = [this] { completionsStale_ = true; };
   connect(document_, &Document::structureChanged, this, stale);
   connect(document_, &Document::nodesChanged, this, stale);
-  connect(document_, &Document::documentReplaced, this, stale);
+  connect(document_, &Document::documentReplaced, this, [this] {
+    // A query belongs to the graph it was typed for: another file starts empty.
+    completionsStale_ = true;
+    edit_->clear();
+    status_->clear();
+    current_ = -1;
+  });
 }
 
 void SearchBar::escape() {
@@ -74,8 +81,9 @@ void SearchBar::refreshCompletions() {
   const Graph& g = document_->graph();
   std::set<QString> words;  // sorted, unique
   for (const Node& n : g.nodes())
-    if (!n.name.empty()) words.insert(QString::fromStdString(n.name));
-  for (const Group& group : g.groups()) words.insert(QString::fromStdString(group.function));
+    if (!n.removed && !n.name.empty()) words.insert(QString::fromStdString(n.name));
+  for (const Group& group : g.groups())
+    if (!group.removed) words.insert(QString::fromStdString(group.function));
   completions_->setStringList(QStringList(words.begin(), words.end()));
   completionsStale_ = false;
 }
@@ -88,15 +96,15 @@ std::vector<ItemRef> SearchBar::matches(const QString& raw) const {
   if (text.startsWith(QLatin1Char('#'))) {
     bool ok = false;
     const int id = text.mid(1).toInt(&ok);
-    if (ok && id >= 0 && id < static_cast<int>(g.nodeCount()))
-      found.push_back(ItemRef{ItemRef::Kind::Node, id});
+    if (ok && g.contains(id)) found.push_back(ItemRef{ItemRef::Kind::Node, id});
     return found;
   }
   for (const Node& n : g.nodes())
-    if (!n.name.empty() && QString::fromStdString(n.name).contains(text, Qt::CaseInsensitive))
+    if (!n.removed && !n.name.empty() &&
+        QString::fromStdString(n.name).contains(text, Qt::CaseInsensitive))
       found.push_back(ItemRef{ItemRef::Kind::Node, n.id});
   for (const Group& group : g.groups())
-    if (groupCaption(group).contains(text, Qt::CaseInsensitive))
+    if (!group.removed && groupCaption(group).contains(text, Qt::CaseInsensitive))
       found.push_back(ItemRef{ItemRef::Kind::Group, group.id});
   return found;
 }

@@ -117,7 +117,7 @@ int MatrixEditor::producerWidth() const {
   const Node& n = g.node(model_->node());
   if (n.inputs.empty()) return -1;
   const NodeId p = n.inputs[0];
-  if (p < 0 || static_cast<size_t>(p) >= g.nodeCount()) return -1;
+  if (!g.contains(p)) return -1;
   return g.node(p).dim;
 }
 

@@ -31,6 +31,8 @@ class MatrixEditor : public QWidget {
   QPushButton* fitButton() const { return fit_; }
   QString shapeText() const;
   QString errorText() const;
+  // Hides a refusal shown for the last edit (another selection, the document changed).
+  void clearError() { showError({}); }
 
  private:
   void refresh();

@@ -45,7 +45,7 @@ MatrixModel::MatrixModel(Document* document, QObject* parent)
 
 bool MatrixModel::hasTarget() const {
   // Called for every painted cell: no allocation here.
-  if (node_ < 0 || static_cast<size_t>(node_) >= document_->graph().nodeCount()) return false;
+  if (!document_->graph().contains(node_)) return false;
   switch (document_->graph().node(node_).op) {
     case Op::Linear:
       return field_ == Field::A || field_ == Field::b;

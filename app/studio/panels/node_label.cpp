@@ -3,7 +3,7 @@
 namespace lsrl::studio {
 
 QString nodeLabel(const Graph& g, NodeId id) {
-  if (id < 0 || static_cast<size_t>(id) >= g.nodeCount()) {
+  if (!g.contains(id)) {
     return QStringLiteral("#%1 (no such node)").arg(id);
   }
   const Node& n = g.node(id);

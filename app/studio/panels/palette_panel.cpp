@@ -202,6 +202,7 @@ void PalettePanel::rebuildForm(const SugarFunction* fn) {
   if (!fn) return;
   for (const SugarParam& p : fn->params) {
     auto* edit = new QLineEdit(QString::fromStdString(p.defaultText), form_);
+    edit->setObjectName(QStringLiteral("param_") + QString::fromStdString(p.name));
     edit->setToolTip(QString::fromStdString(p.description));
     edit->setPlaceholderText(QString::fromStdString(p.defaultText));
     formLayout_->addRow(QString::fromStdString(p.name), edit);

@@ -76,6 +76,11 @@ PropertiesPanel::PropertiesPanel(Document* document, QWidget* parent)
     }
   });
   connect(document_, &Document::documentReplaced, this, [this] { showSelection({}); });
+  // Any change of the document (an edit elsewhere, an undo) outdates a refusal shown here.
+  connect(document_, &Document::changed, this, [this] {
+    showError({});
+    for (const auto& [field, editor] : editors_) editor->clearError();
+  });
 }
 
 void PropertiesPanel::buildNodePage() {
@@ -195,10 +200,21 @@ void PropertiesPanel::buildGroupPage() {
   groupOutput_ = selectableLabel(groupPage_);
   form->addRow(tr("Output"), groupOutput_);
   layout->addLayout(form);
+  auto* buttons = new QHBoxLayout;
   expand_ = new QPushButton(groupPage_);
-  layout->addWidget(expand_, 0, Qt::AlignLeft);
+  buttons->addWidget(expand_);
+  // A sugar call's value is its output node's: the group can be the program's output.
+  groupSetOutput_ = new QPushButton(tr("Set as output"), groupPage_);
+  buttons->addWidget(groupSetOutput_);
+  buttons->addStretch(1);
+  layout->addLayout(buttons);
   layout->addStretch(1);
   pages_->addWidget(groupPage_);
+  connect(groupSetOutput_, &QPushButton::clicked, this, [this] {
+    if (selection_.size() != 1 || selection_[0].kind != ItemRef::Kind::Group) return;
+    const NodeId out = document_->graph().groups()[static_cast<size_t>(selection_[0].id)].output;
+    edit([&] { document_->setOutput(out); });
+  });
   connect(expand_, &QPushButton::clicked, this, [this] {
     if (selection_.size() != 1 || selection_[0].kind != ItemRef::Kind::Group) return;
     const GroupId id = selection_[0].id;
@@ -238,17 +254,16 @@ MatrixEditor* PropertiesPanel::matrixEditor(Field field) const {
 }
 
 bool PropertiesPanel::selectionExists() const {
-  const Graph& g = document_->graph();
-  for (const ItemRef& item : selection_) {
-    const size_t count = item.kind == ItemRef::Kind::Node ? g.nodeCount() : g.groups().size();
-    if (item.id < 0 || static_cast<size_t>(item.id) >= count) return false;
-  }
+  for (const ItemRef& item : selection_)
+    if (!document_->contains(item)) return false;
   return true;
 }
 
 void PropertiesPanel::showSelection(const QList<ItemRef>& items) {
   selection_ = items;
+  // A refusal concerns the edit just tried: choosing again starts clean.
   showError({});
+  for (const auto& [field, editor] : editors_) editor->clearError();
   if (!selectionExists()) selection_.clear();
   refresh();
 }
@@ -295,7 +310,7 @@ void PropertiesPanel::refreshNode(NodeId id) {
   }
   rebuildInputs(n);
 
-  if (n.group == kNoGroup || static_cast<size_t>(n.group) >= g.groups().size()) {
+  if (!g.containsGroup(n.group)) {
     group_->setText(tr("none"));
   } else {
     const Group& gr = g.groups()[static_cast<size_t>(n.group)];
@@ -328,7 +343,7 @@ void PropertiesPanel::rebuildInputs(const Node& node) {
   QString signature = QString::number(node.id);
   for (NodeId from : node.inputs) {
     signature += QLatin1Char('|') + nodeLabel(g, from);
-    if (from >= 0 && static_cast<size_t>(from) < g.nodeCount()) {
+    if (g.contains(from)) {
       signature += QLatin1Char(':') + QString::number(g.node(from).dim);
     }
   }
@@ -359,7 +374,7 @@ void PropertiesPanel::rebuildInputs(const Node& node) {
       text = tr("%1: not connected").arg(slot);
     } else {
       text = QStringLiteral("%1: %2").arg(slot).arg(nodeLabel(g, from));
-      if (from >= 0 && static_cast<size_t>(from) < g.nodeCount()) {
+      if (g.contains(from)) {
         text += tr(" (width %1)").arg(g.node(from).dim);
       }
     }
@@ -412,6 +427,9 @@ void PropertiesPanel::refreshGroup(GroupId id) {
   groupMembers_->setText(gr.nodes.size() == 1 ? tr("1 node") : tr("%1 nodes").arg(gr.nodes.size()));
   groupOutput_->setText(gr.output == kNoNode ? tr("none") : nodeLabel(g, gr.output));
   expand_->setText(gr.expanded ? tr("Collapse") : tr("Expand"));
+  const bool isOutput = gr.output != kNoNode && g.output() == gr.output;
+  groupSetOutput_->setEnabled(g.contains(gr.output) && !isOutput);
+  groupSetOutput_->setText(isOutput ? tr("This is the output") : tr("Set as output"));
 }
 
 PropertiesPanel::~PropertiesPanel() {

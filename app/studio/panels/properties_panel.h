@@ -97,6 +97,7 @@ class PropertiesPanel : public QWidget {
   QLabel* groupMembers_;
   QLabel* groupOutput_;
   QPushButton* expand_;
+  QPushButton* groupSetOutput_ = nullptr;
 };
 
 }  // namespace lsrl::studio

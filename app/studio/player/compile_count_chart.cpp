@@ -52,14 +52,17 @@ void CompileCountChart::setCounts(const std::vector<int>& nodeCounts,
   maxCount_ = 1;
   for (int c : nodeCounts) maxCount_ = std::max(maxCount_, c);
   for (int c : branchCounts) maxCount_ = std::max(maxCount_, c);
-  xAxis_->setRange(0, std::max<double>(1, double(nodeCounts.size()) - 1));
-  yAxis_->setRange(0, maxCount_ * 1.05);
+  // Whole-number labels need at least one unit per tick (an empty chart read "0 0 0 0 1").
+  constexpr double kMinRange = 4;
+  xAxis_->setRange(0, std::max(kMinRange, double(nodeCounts.size()) - 1));
+  yAxis_->setRange(0, std::max(kMinRange, maxCount_ * 1.05));
+  yAxis_->applyNiceNumbers();
   setCurrentStep(0);
 }
 
 void CompileCountChart::setCurrentStep(int step) {
   marker_step_ = step;
-  marker_->replace(QList<QPointF>{QPointF(step, 0), QPointF(step, maxCount_ * 1.05)});
+  marker_->replace(QList<QPointF>{QPointF(step, 0), QPointF(step, yAxis_->max())});
 }
 
 }  // namespace lsrl::studio

@@ -3,7 +3,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QEventLoop>
-#include <QGraphicsView>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
@@ -22,8 +21,10 @@
 #include "app/studio/document/document.h"
 #include "app/studio/player/compile_count_chart.h"
 #include "app/studio/player/node_inspector.h"
+#include "app/studio/player/player_graph_view.h"
 #include "app/studio/player/player_scene.h"
 #include "app/studio/player/rule_explanation.h"
+#include "app/studio/player/step_focus.h"
 #include "core/graph/checks.h"
 
 namespace lsrl::studio {
@@ -102,6 +103,21 @@ PlayerLayout layoutForPlayer(std::vector<Node> nodes, NodeId output) {
   return out;
 }
 
+// " (replaced by #12, #13)" or " (removed)": where a step's branch node went.
+QString replacementText(const StepCursor& cursor, const compiler::Step& step) {
+  QStringList added;
+  for (NodeId id : step.nodesAdded)
+    if (cursor.alive(id)) added << QStringLiteral("<b>#%1</b>").arg(id);
+  if (added.isEmpty()) return QObject::tr(" (removed)");
+  constexpr int kNamed = 3;
+  if (added.size() > kNamed) {
+    const auto more = added.size() - kNamed;
+    added = added.mid(0, kNamed);
+    added << QObject::tr("%1 more").arg(more);
+  }
+  return QObject::tr(" (replaced by %1)").arg(added.join(QStringLiteral(", ")));
+}
+
 QToolButton* toolButton(const QString& text, const QString& tip, QWidget* parent) {
   auto* b = new QToolButton(parent);
   b->setText(text);
@@ -122,11 +138,7 @@ DebranchView::DebranchView(Document* doc, QWidget* parent)
   layout->addWidget(buildCompileBar());
 
   auto* split = new QSplitter(Qt::Horizontal, this);
-  graphView_ = new QGraphicsView(scene_, split);
-  graphView_->setRenderHint(QPainter::Antialiasing);
-  graphView_->setDragMode(QGraphicsView::ScrollHandDrag);
-  graphView_->setViewportUpdateMode(QGraphicsView::MinimalViewportUpdate);
-  graphView_->setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+  graphView_ = new PlayerGraphView(scene_, split);
   inspector_ = new NodeInspector(split);
   split->addWidget(graphView_);
   split->addWidget(inspector_);
@@ -241,10 +253,14 @@ QWidget* DebranchView::buildTimeline() {
   autoLayout_->setChecked(true);
   autoLayout_->setToolTip(
       tr("While playing, lay the graph out afresh every %1 s or so").arg(kAutoLayoutSeconds));
+  follow_ = new QCheckBox(tr("Follow the rewrite"), bar);
+  follow_->setChecked(true);
+  follow_->setToolTip(
+      tr("Keep each step's branch node and its neighbours on screen at a readable zoom"));
   for (QWidget* w : std::initializer_list<QWidget*>{back_, play_, forward_}) row->addWidget(w);
   row->addWidget(slider_, 1);
   for (QWidget* w : std::initializer_list<QWidget*>{speed_, goTo_, rules_, nextRule_, toEnd_,
-                                                    layOut_, autoLayout_})
+                                                    layOut_, autoLayout_, follow_})
     row->addWidget(w);
 
   connect(back_, &QToolButton::clicked, this, &DebranchView::stepBack);
@@ -359,7 +375,8 @@ void DebranchView::onCompileFinished() {
                        .arg(QString::fromUtf8(backendName(result_->backend).data()))
                        .arg(optimize_->isChecked() ? tr(", optimised") : QString()));
   moveTo(0, false);
-  fitToGraph();
+  // Readable from the start: the first rewrite framed, not 980 boxes as specks.
+  focusBranch();
   Q_EMIT compileFinished(true, status_->text());
 }
 
@@ -436,7 +453,9 @@ void DebranchView::moveTo(int k, bool animate) {
   if (step != nullptr) {
     scene_->setHighlight(step->branch, step->nodesAdded, cursor_->output());
   } else {
-    scene_->setHighlight(kNoNode, {}, cursor_->output());
+    // The start: the node the first step works on, which the view frames.
+    const NodeId next = replay_->steps.empty() ? kNoNode : replay_->steps.front().branch;
+    scene_->setHighlight(next, {}, cursor_->output());
   }
   {
     syncingSlider_ = true;
@@ -446,8 +465,17 @@ void DebranchView::moveTo(int k, bool animate) {
   if (!goTo_->hasFocus()) goTo_->setValue(k);
   chart_->setCurrentStep(k);
   if (inspector_->node() != kNoNode) inspector_->setPresent(cursor_->alive(inspector_->node()));
+  followRewrite();
   updateStepLabel();
   Q_EMIT stepShown(k);
+}
+
+void DebranchView::followRewrite() {
+  if (follow_->isChecked()) {
+    focusBranch();
+  } else {
+    graphView_->updateSceneRect();  // boxes may have appeared beyond it
+  }
 }
 
 void DebranchView::updateStepLabel() {
@@ -461,6 +489,8 @@ void DebranchView::updateStepLabel() {
   QString text;
   if (k == 0) {
     text = tr("<b>Step 0 of %1</b> · the program as the compiler takes it").arg(n);
+    if (n > 0 && replay_->steps.front().branch >= 0)
+      text += tr(" · step 1 works on node <b>#%1</b>").arg(replay_->steps.front().branch);
   } else {
     const compiler::Step& s = replay_->steps[ks - 1];
     const QString rule = QString::fromStdString(s.rule);
@@ -468,7 +498,11 @@ void DebranchView::updateStepLabel() {
                .arg(k)
                .arg(n)
                .arg(rule.toHtmlEscaped(), ruleExplanation(s.rule));
-    if (s.branch >= 0) text += tr(" · branch node <b>#%1</b>").arg(s.branch);
+    if (s.branch >= 0) {
+      text += tr(" · branch node <b>#%1</b>").arg(s.branch);
+      // Most steps replace it: name what the view shows in its place.
+      if (!cursor_->alive(s.branch)) text += replacementText(*cursor_, s);
+    }
     text += tr(" (+%1 −%2 nodes)").arg(s.nodesAdded.size()).arg(s.nodesRemoved.size());
   }
   text += tr(" · %1 nodes, %2 branch nodes")
@@ -496,7 +530,6 @@ void DebranchView::stepForward() { moveTo(currentStep() + 1, true); }
 void DebranchView::stepBack() { moveTo(currentStep() - 1, true); }
 void DebranchView::toEnd() {
   moveTo(stepCount(), false);
-  fitToGraph();
   layOut();
 }
 
@@ -557,60 +590,45 @@ void DebranchView::onLayoutFinished() {
     Q_EMIT layoutFinished(false, tr("Layout dropped: the step changed."));
     return;
   }
-  // dot's places start at (0, 0): centre them where the graph they replace was drawn.
-  const QRectF before = scene_->nodesBounds();
-  // Whether the reader sees the whole graph now (else they zoomed in: keep their view).
-  const bool wholeShown =
-      graphView_->mapToScene(graphView_->viewport()->rect()).boundingRect().contains(before);
-  QRectF after;
-  for (const auto& [id, p] : out.nodes)
-    after |= QRectF(p.x - kNodeWidth / 2, p.y - kNodeHeight / 2, kNodeWidth, kNodeHeight);
-  const QPointF shift = before.center() - after.center();
+  // dot's places start at (0, 0): the graph settles around the step's branch node, which
+  // stays where it is drawn (the reader's eye is on it); without one, the new places are
+  // centred where the graph they replace was drawn.
+  QPointF shift;
+  const std::optional<StepFocus> focus = stepFocus(*scene_, *cursor_);
+  if (auto it = focus ? out.nodes.find(focus->node) : out.nodes.end(); it != out.nodes.end()) {
+    shift = focus->centre - QPointF(it->second.x, it->second.y);
+  } else {
+    QRectF after;
+    for (const auto& [id, p] : out.nodes)
+      after |= QRectF(p.x - kNodeWidth / 2, p.y - kNodeHeight / 2, kNodeWidth, kNodeHeight);
+    shift = scene_->nodesBounds().center() - after.center();
+  }
   std::map<NodeId, NodePosition> places = out.nodes;
   for (auto& [id, p] : places) p = {p.x + shift.x(), p.y + shift.y()};
   scene_->moveNodesTo(places, isVisible());
-  const QRectF laidOut = after.translated(shift);
-  // Room for the new places (the scene rect only grows, so the view never jumps back),
-  // with a margin of a screen so that a long path can be centred.
-  scene_->setSceneRect(scene_->sceneRect() | laidOut.adjusted(-1500, -1500, 1500, 1500));
+  // The scene's own rect (fixed, so it never computes its items' bounds) holds the new
+  // places too.
+  scene_->setSceneRect(scene_->sceneRect() | scene_->nodesBounds());
   if (layoutIsAuto_) {
     ++autoLayoutsApplied_;
-    if (wholeShown) fitToGraph();
-    Q_EMIT layoutFinished(true, QString());
-    return;
-  }
-  fitToGraph();
-  // A long path fitted whole is a row of specks: show its start readable instead.
-  constexpr double kReadableZoom = 0.45;
-  if (graphView_->transform().m11() < kReadableZoom) {
-    graphView_->setTransform(QTransform::fromScale(kReadableZoom, kReadableZoom));
-    const double halfWidth = graphView_->viewport()->width() / kReadableZoom / 2;
-    graphView_->centerOn(laidOut.left() - 30 + halfWidth, laidOut.center().y());
+    followRewrite();
+  } else {
+    // Asked for: the rewrite framed in its new surroundings, following or not.
+    focusBranch();
   }
   Q_EMIT layoutFinished(true, QString());
 }
 
 void DebranchView::focusBranch() {
-  const int k = currentStep();
-  if (!cursor_ || k == 0) return;
-  const compiler::Step& s = replay_->steps[static_cast<size_t>(k - 1)];
-  NodeId focus = s.branch;
-  if (focus < 0 || !cursor_->alive(focus)) focus = s.nodesAdded.empty() ? kNoNode : s.nodesAdded[0];
-  if (focus < 0 || !cursor_->alive(focus)) return;
-  graphView_->setTransform(QTransform::fromScale(0.8, 0.8));
-  const NodePosition p = scene_->positionOf(focus);
-  // The branch a little left of the centre: the rewrite happens to its right.
-  graphView_->centerOn(p.x + kNodeWidth, p.y);
+  if (!cursor_) return;
+  if (const std::optional<StepFocus> focus = stepFocus(*scene_, *cursor_)) {
+    graphView_->follow(*focus);
+  } else {
+    graphView_->updateSceneRect();
+  }
 }
 
-void DebranchView::fitToGraph() {
-  const QRectF bounds = scene_->nodesBounds();
-  if (bounds.isEmpty()) return;
-  graphView_->fitInView(bounds.adjusted(-30, -30, 30, 30), Qt::KeepAspectRatio);
-  // A short path would otherwise be blown up to giant boxes.
-  if (graphView_->transform().m11() > 1.0) graphView_->setTransform(QTransform());
-  graphView_->centerOn(bounds.center());
-}
+void DebranchView::fitToGraph() { graphView_->fitAll(); }
 
 void DebranchView::nextStepOfRule() {
   if (!replay_ || rules_->currentIndex() < 0) return;

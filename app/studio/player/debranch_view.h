@@ -5,7 +5,8 @@
 // explanation, the graph at that step with the branch node highlighted and new nodes
 // sliding in, a chart of node and branch counts, and a read-only node inspector. While
 // playing, the graph is laid out afresh every second or two (dot on a worker), so that a
-// long playback does not end as a pile of incrementally placed boxes.
+// long playback does not end as a pile of incrementally placed boxes. The view follows
+// the rewrite: each step's branch node is framed with its neighbours at a readable zoom.
 #pragma once
 
 #include <QFutureWatcher>
@@ -20,7 +21,6 @@
 
 class QCheckBox;
 class QComboBox;
-class QGraphicsView;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -33,6 +33,7 @@ namespace lsrl::studio {
 
 class Document;
 class NodeInspector;
+class PlayerGraphView;
 class PlayerScene;
 class CompileCountChart;
 
@@ -83,7 +84,7 @@ class DebranchView : public QWidget {
   QString statusText() const;  // compile status: steps so far, errors, "Compile cancelled"
 
   PlayerScene* scene() const { return scene_; }
-  QGraphicsView* graphView() const { return graphView_; }
+  PlayerGraphView* graphView() const { return graphView_; }
   CompileCountChart* chart() const { return chart_; }
   NodeInspector* inspector() const { return inspector_; }
   QSlider* slider() const { return slider_; }
@@ -95,6 +96,7 @@ class DebranchView : public QWidget {
   QSpinBox* speedBox() const { return speed_; }
   QPushButton* layOutButton() const { return layOut_; }
   QCheckBox* autoLayoutBox() const { return autoLayout_; }
+  QCheckBox* followBox() const { return follow_; }
 
  public Q_SLOTS:
   void startCompile();
@@ -106,14 +108,16 @@ class DebranchView : public QWidget {
   // The last step, then layOut().
   void toEnd();
   // Lays the graph of the current step out (dot, on a worker thread) and slides every
-  // box to its new place; later steps keep these places for the nodes that survive.
+  // box to its new place, the branch node staying where it is; later steps keep these
+  // places for the nodes that survive.
   void layOut();
   // The next step after the current one whose rule is the rule box's choice.
   void nextStepOfRule();
   void inspectNode(NodeId id);
-  // Zooms the graph view onto the graph shown (at least 1:4 would be unreadable anyway).
+  // Zooms the graph view onto the graph shown (never beyond 1:1).
   void fitToGraph();
-  // Shows the current step's branch node (or its new nodes) at a readable zoom.
+  // Frames the current step's branch node (or its new nodes) with its neighbours at a
+  // readable zoom, whether or not the view follows the rewrite.
   void focusBranch();
 
  Q_SIGNALS:
@@ -135,6 +139,8 @@ class DebranchView : public QWidget {
   // The program changed: the compile shown no longer matches it.
   void invalidate();
   void moveTo(int k, bool animate);
+  // Frames the step's rewrite when the view follows it (else keeps the view).
+  void followRewrite();
   void updateStepLabel();
   void setControlsEnabled(bool on);
 
@@ -148,7 +154,7 @@ class DebranchView : public QWidget {
   QLabel* status_;
   // Graph and inspector
   PlayerScene* scene_;
-  QGraphicsView* graphView_;
+  PlayerGraphView* graphView_;
   NodeInspector* inspector_;
   // Timeline
   QSlider* slider_;
@@ -162,6 +168,7 @@ class DebranchView : public QWidget {
   QPushButton* toEnd_;
   QPushButton* layOut_;
   QCheckBox* autoLayout_;
+  QCheckBox* follow_;
   QLabel* stepLabel_;
   CompileCountChart* chart_;
   QTimer* playTimer_;

@@ -1,21 +1,42 @@
 #include "app/studio/player/frame_export.h"
 
 #include <QDir>
-#include <QGraphicsScene>
-#include <QGraphicsView>
 #include <QImage>
 #include <QPainter>
 #include <algorithm>
 
 #include "app/studio/player/debranch_view.h"
+#include "app/studio/player/player_graph_view.h"
+#include "app/studio/player/player_scene.h"
+#include "app/studio/player/step_focus.h"
 #include "app/studio/plots/chart_export.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {
 
+namespace {
+
+struct StepRestorer {
+  DebranchView& view;
+  int step;
+  ~StepRestorer() { view.showStep(step); }
+};
+
+}  // namespace
+
 int frameStride(int steps, int maxFrames) {
   if (steps <= maxFrames || maxFrames <= 0) return 1;
   return (steps + maxFrames - 1) / maxFrames;
+}
+
+std::vector<int> frameSteps(int first, int last, int every) {
+  std::vector<int> steps;
+  if (last < first) return steps;
+  every = std::max(1, every);
+  for (int k = first; k <= last; k += every) steps.push_back(k);
+  // The stride may step over the end: the last step (the path) is always a frame.
+  if (steps.back() != last) steps.push_back(last);
+  return steps;
 }
 
 QStringList exportDebranchFrames(DebranchView& view, const QString& dir, FrameRange range,
@@ -23,31 +44,39 @@ QStringList exportDebranchFrames(DebranchView& view, const QString& dir, FrameRa
   if (!view.hasCompile()) throw Error("no compile to export: compile the program first");
   const int last = range.last < 0 ? view.stepCount() : std::min(range.last, view.stepCount());
   const int first = std::clamp(range.first, 0, last);
-  const int every = std::max(1, range.every);
   if (!QDir().mkpath(dir)) throw Error("cannot create the folder " + dir.toStdString());
-  const int total = (last - first) / every + 1;
+  const std::vector<int> steps = frameSteps(first, last, range.every);
+  const int total = static_cast<int>(steps.size());
   QStringList written;
-  view.showStep(first);
-  view.fitToGraph();
-  // Framed once: every frame renders the same part of the plane at the same size,
-  // whatever the window's layout does meanwhile.
-  QGraphicsView* graph = view.graphView();
+  // One size and one zoom for every frame, so that they play as a sequence: the view's
+  // size, at the zoom it follows the rewrite with (readable); each frame centred on its
+  // step's rewrite as the view frames it.
+  PlayerGraphView* graph = view.graphView();
   const QSize size = graph->viewport()->size().expandedTo(QSize(64, 64));
-  const QRectF plane = graph->mapToScene(graph->viewport()->rect()).boundingRect();
-  for (int k = first, done = 0; k <= last; k += every) {
+  const double zoom = graph->followZoom();
+  // Whatever happens (a frame that cannot be written throws), the reader comes back to
+  // the step they were at.
+  const StepRestorer restore{view, view.currentStep()};
+  view.showStep(first);
+  QRectF plane = graph->visibleSceneRect();
+  plane.setSize(QSizeF(size) / zoom);
+  for (int k : steps) {
     view.showStep(k);
+    if (const std::optional<StepFocus> focus = stepFocus(*view.scene(), *view.cursor()))
+      plane = framedPlane(*focus, size, zoom);
     const QString path =
         QDir(dir).filePath(QStringLiteral("step_%1.png").arg(k, 5, 10, QLatin1Char('0')));
-    QImage frame(size, QImage::Format_ARGB32_Premultiplied);
+    // Opaque: a PNG without an alpha channel encodes faster (encoding is most of the time).
+    QImage frame(size, QImage::Format_RGB32);
     frame.fill(Qt::white);
     {
       QPainter painter(&frame);
       painter.setRenderHint(QPainter::Antialiasing);
-      graph->scene()->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), plane);
+      view.scene()->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), plane);
     }
     exportImagePng(frame, path);
     written << path;
-    if (progress && !progress(++done, total)) break;
+    if (progress && !progress(static_cast<int>(written.size()), total)) break;
   }
   return written;
 }

@@ -22,6 +22,31 @@ const QColor kAddedColor(40, 150, 60);
 
 QPointF toPoint(const NodePosition& p) { return {p.x, p.y}; }
 
+// The input curves of one node, drawn with a cosmetic one-pixel pen: Qt strokes such a
+// pen segment by segment, clipped to the screen, where a scaled pen has the whole curve
+// (often thousands of pixels long at a readable zoom) stroked first — ten times slower
+// per step. Zoomed far out the curves are paler so that the boxes stand out.
+class PlayerEdgeItem : public QGraphicsPathItem {
+ public:
+  explicit PlayerEdgeItem(const QPainterPath& path) : QGraphicsPathItem(path) {
+    // Not clickable: a press on an edge (whose open path covers a wide area) is a press on
+    // the background, which pans.
+    setAcceptedMouseButtons(Qt::NoButton);
+  }
+
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
+             QWidget* /*widget*/) override {
+    const qreal detail = option->levelOfDetailFromTransform(painter->worldTransform());
+    QColor color = edgeColor();
+    if (detail < 0.4) color.setAlpha(110);
+    QPen pen(color, 1);
+    pen.setCosmetic(true);
+    painter->setPen(pen);
+    painter->setBrush(Qt::NoBrush);
+    painter->drawPath(path());
+  }
+};
+
 StyleOp styleOf(const ReplayNodeInfo& info) {
   Node n;
   n.op = info.op;
@@ -32,6 +57,15 @@ StyleOp styleOf(const ReplayNodeInfo& info) {
 }  // namespace
 
 // ---- PlayerNodeItem --------------------------------------------------------------
+
+const QFont& PlayerNodeItem::labelFont() {
+  static const QFont font = [] {
+    QFont f;
+    f.setPointSizeF(kLabelPointSize);
+    return f;
+  }();
+  return font;
+}
 
 PlayerNodeItem::PlayerNodeItem(NodeId id, const ReplayNodeInfo& info)
     : id_(id),
@@ -62,6 +96,7 @@ void PlayerNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* op
     return;
   }
   painter->drawRoundedRect(box, 6, 6);
+  painter->setFont(labelFont());
   painter->setPen(textColor());
   painter->drawText(box.adjusted(6, 3, -6, -kNodeHeight / 2), Qt::AlignLeft | Qt::AlignVCenter,
                     title_);
@@ -199,8 +234,8 @@ void PlayerScene::rebuildEdges(const StepCursor& cursor, NodeId reader) {
   }
   auto it = edges_.find(reader);
   if (it == edges_.end()) {
-    auto* item = new QGraphicsPathItem(path);
-    item->setPen(QPen(edgeColor(), 1.5));
+    auto* item = new PlayerEdgeItem(path);
+    item->setPen(QPen(edgeColor(), 1));  // for its bounding rect; paint() picks the pen
     item->setZValue(0);
     addItem(item);
     edges_[reader] = item;

@@ -4,6 +4,7 @@
 // branch node and fade in, removed ones fade out (~200 ms), when the player plays.
 #pragma once
 
+#include <QFont>
 #include <QGraphicsObject>
 #include <QGraphicsScene>
 #include <map>
@@ -92,6 +93,11 @@ class PlayerNodeItem : public QGraphicsObject {
   Q_OBJECT
 
  public:
+  // Both lines of a box are drawn in this font, whose point size is fixed (not the
+  // desktop's) so that the zoom at which they read is known (PlayerGraphView).
+  static constexpr double kLabelPointSize = 10;
+  static const QFont& labelFont();
+
   PlayerNodeItem(NodeId id, const ReplayNodeInfo& info);
   QRectF boundingRect() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;

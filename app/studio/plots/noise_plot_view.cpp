@@ -20,11 +20,33 @@
 #include <map>
 
 #include "app/studio/plots/chart_export.h"
+#include "app/studio/plots/heatmap_widget.h"
 #include "core/run/noise_plot.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {
+
+namespace {
+
+// A linear value axis from min(0, lo) to a nice bound (1, 2 or 5 × 10^k steps) just above
+// hi, never above `ceiling` unless the data is: Qt's applyNiceNumbers rounds 105 up to 150.
+void setNiceLinearRange(QValueAxis* axis, double lo, double hi, double ceiling) {
+  lo = std::min(0.0, lo);
+  ceiling = std::max(ceiling, hi);
+  const double padded = hi > lo ? std::min(hi + 0.05 * (hi - lo), ceiling) : lo + 1;
+  const std::vector<double> ticks = niceTicks(lo, padded, 5);
+  const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : padded - lo;
+  const double bottom = std::floor(lo / step + 1e-9) * step;
+  const double top = std::min(std::ceil(padded / step - 1e-9) * step, std::max(ceiling, padded));
+  axis->setRange(bottom, top);
+  axis->setTickType(QValueAxis::TicksDynamic);
+  axis->setTickAnchor(bottom);
+  axis->setTickInterval(step);
+  axis->setLabelFormat(QStringLiteral("%.4g"));  // 100, not 100.0
+}
+
+}  // namespace
 
 NoisePlotView::NoisePlotView(Document*, QWidget* parent) : QWidget(parent) {
   auto* open = new QPushButton(tr("Open CSV..."));
@@ -87,8 +109,8 @@ bool NoisePlotView::loadCsv(const QString& path, QString* error) {
     const std::vector<NoiseRow> rows = parseNoiseCsv(text, program, optimize);
     summary_ = summarizeNoise(rows);
     program_ = QString::fromUtf8(noiseProgramName(program).data());
-    metric_ =
-        program == NoiseProgram::Tok2tok ? tr("% wrong output tokens") : tr("mean |output − f(x)|");
+    percentMetric_ = program == NoiseProgram::Tok2tok;
+    metric_ = percentMetric_ ? tr("% wrong output tokens") : tr("mean |output − f(x)|");
     optimize_ = optimize;
     source_ = QFileInfo(path).fileName();
     // Errors spanning orders of magnitude (vec2vec) read better on a log y axis.
@@ -145,16 +167,20 @@ void NoisePlotView::rebuildChart() {
     line->append(r.sigma > 0 ? r.sigma : zeroAt_, y);
     yLo = std::min(yLo, y), yHi = std::max(yHi, y);
   }
+  // A percentage never needs room above 100.
+  const double ceiling = percentMetric_ ? 100.0 : HUGE_VAL;
   if (logY) {
     auto* a = new QLogValueAxis;
     a->setBase(10);
     a->setLabelFormat(QStringLiteral("%.0e"));
-    if (yHi > 0) a->setRange(yLo / 2, yHi * 2);
+    if (yHi > 0) a->setRange(yLo / 2, std::max(yHi, std::min(yHi * 2, ceiling)));
     axisY = a;
   } else {
     auto* a = new QValueAxis;
-    if (yHi >= yLo) a->setRange(std::min(0.0, yLo), yHi > 0 ? yHi * 1.05 : 1);
-    a->applyNiceNumbers();
+    if (yHi >= yLo)
+      setNiceLinearRange(a, yLo, yHi, ceiling);
+    else
+      setNiceLinearRange(a, 0, 1, ceiling);
     axisY = a;
   }
   axisY->setTitleText(metric_);

@@ -44,6 +44,7 @@ class NoisePlotView : public QWidget {
   std::vector<NoiseSummaryRow> summary_;
   QString program_, metric_, source_;
   bool optimize_ = true;
+  bool percentMetric_ = false;  // tok2tok's % wrong tokens: the axis stops at 100
   double zeroAt_ = 0;
   QChartView* view_;
   QChart* chart_;

@@ -22,6 +22,7 @@
 #include "app/studio/plots/pca_2d_panel.h"
 #include "app/studio/plots/pca_3d_panel.h"
 #include "app/studio/plots/trajectory_lines_panel.h"
+#include "app/studio/window/file_dialogs.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {
@@ -219,10 +220,10 @@ void TrajectoryView::export3dPng(const QString& path) {
 void TrajectoryView::exportFromMenu(const QString& kind) {
   const bool csv = kind == QLatin1String("csv");
   const bool svg = kind.endsWith(QLatin1String("svg"));
-  const QString filter = csv ? tr("CSV (*.csv)") : svg ? tr("SVG (*.svg)") : tr("PNG (*.png)");
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export"), QString(), filter);
-  if (path.isEmpty()) return;
-  try {
+  const FileFormat format = csv   ? FileFormat{tr("CSV (*.csv)"), QStringLiteral("csv")}
+                            : svg ? FileFormat{tr("SVG (*.svg)"), QStringLiteral("svg")}
+                                  : FileFormat{tr("PNG (*.png)"), QStringLiteral("png")};
+  exportWithDialog(this, tr("Export"), format, [this, kind](const QString& path) {
     if (kind == QLatin1String("lines-svg"))
       exportLinesSvg(path);
     else if (kind == QLatin1String("lines-png"))
@@ -237,9 +238,7 @@ void TrajectoryView::exportFromMenu(const QString& kind) {
       export3dPng(path);
     else
       exportSeriesCsv(path);
-  } catch (const std::exception& e) {
-    QMessageBox::warning(this, tr("Export failed"), QString::fromUtf8(e.what()));
-  }
+  });
 }
 
 bool TrajectoryView::renderState(int step, const QString& pngPath, QString* error, Tab tab,

@@ -20,6 +20,7 @@
 
 #include "app/studio/plots/chart_export.h"
 #include "app/studio/plots/heatmap_widget.h"
+#include "app/studio/window/file_dialogs.h"
 #include "core/run/noise_plot.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
@@ -51,24 +52,12 @@ UaHeatmapView::UaHeatmapView(Document*, QWidget* parent)
   exportButton_->setEnabled(false);
   auto* menu = new QMenu(exportButton_);
   connect(menu->addAction(tr("Heat maps as PNG...")), &QAction::triggered, this, [this] {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export heat maps"), QString(), tr("PNG (*.png)"));
-    if (path.isEmpty()) return;
-    try {
-      exportPng(path);
-    } catch (const std::exception& e) {
-      QMessageBox::warning(this, tr("Export failed"), QString::fromUtf8(e.what()));
-    }
+    exportWithDialog(this, tr("Export heat maps"), {tr("PNG (*.png)"), QStringLiteral("png")},
+                     [this](const QString& path) { exportPng(path); });
   });
   connect(menu->addAction(tr("Values as CSV...")), &QAction::triggered, this, [this] {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export values"), QString(), tr("CSV (*.csv)"));
-    if (path.isEmpty()) return;
-    try {
-      exportCsv(path);
-    } catch (const std::exception& e) {
-      QMessageBox::warning(this, tr("Export failed"), QString::fromUtf8(e.what()));
-    }
+    exportWithDialog(this, tr("Export values"), {tr("CSV (*.csv)"), QStringLiteral("csv")},
+                     [this](const QString& path) { exportCsv(path); });
   });
   exportButton_->setMenu(menu);
   progress_ = new QProgressBar;

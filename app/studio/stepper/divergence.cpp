@@ -84,7 +84,7 @@ bool inProgramTerms(const StepperRun& a, const StepperRun& b) {
 // The function of the sugar call that created node n ("f_larger"), or empty.
 std::string enclosingFunction(const Graph& g, NodeId n) {
   const GroupId group = g.node(n).group;
-  if (group < 0 || static_cast<size_t>(group) >= g.groups().size()) return {};
+  if (!g.containsGroup(group)) return {};
   return g.groups()[static_cast<size_t>(group)].function;
 }
 

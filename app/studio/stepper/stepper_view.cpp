@@ -427,7 +427,7 @@ void StepperView::onRunFinished() {
   stepBox_->setRange(0, std::max(0, last));
   step_ = -1;
   goToStep(last);
-  graph_->fitAll();
+  frameGraph();
   Q_EMIT seriesAvailable();
   Q_EMIT runFinished(true, summary);
 }
@@ -454,15 +454,13 @@ void StepperView::onDocumentReplaced() {
   tokens_->setTokens({});
   prefillPrompt();
   refreshWatch();
-  graph_->fitAll();
+  frameGraph();
 }
 
 void StepperView::onProgramEdited() {
   const NodeId input = doc_->graph().input();
   if (input != kNoNode) tokens_->setTokenWidth(doc_->graph().node(input).dim);
-  std::erase_if(watched_, [this](NodeId id) {
-    return id < 0 || static_cast<size_t>(id) >= doc_->graph().nodeCount();
-  });
+  std::erase_if(watched_, [this](NodeId id) { return !doc_->graph().contains(id); });
   clearResults(tr("the program changed: run again"));
 }
 
@@ -483,13 +481,25 @@ void StepperView::stepBack() { goToStep(step_ - 1); }
 void StepperView::goToDivergence() {
   if (!divergence_ || !divergence_->found) return;
   goToStep(divergence_->step);
+  const NodeId node = divergenceProgramNode();
+  if (node != kNoNode) graph_->centerOnNode(node);
+}
+
+NodeId StepperView::divergenceProgramNode() const {
+  if (!divergence_ || !divergence_->found || !runA_) return kNoNode;
   const NodePair& n = divergence_->node;
-  if (n.inProgramTerms)
-    graph_->centerOnNode(n.a);
-  else if (runA_->spec.source == RunSource::Program && n.a != kNoNode)
-    graph_->centerOnNode(n.a);
-  else if (runB_ && runB_->spec.source == RunSource::Program && n.b != kNoNode)
-    graph_->centerOnNode(n.b);
+  if (n.inProgramTerms || (runA_->spec.source == RunSource::Program && n.a != kNoNode)) return n.a;
+  if (runB_ && runB_->spec.source == RunSource::Program && n.b != kNoNode) return n.b;
+  return kNoNode;
+}
+
+void StepperView::frameGraph() {
+  // Readable at once: the output (what a run ends on) with the boxes feeding it, at a
+  // zoom where the box titles read — the whole program fitted would be specks. The
+  // first divergence has its own button.
+  NodeId node = doc_->graph().output();
+  if (node == kNoNode && doc_->graph().nodeCount() > 0) node = 0;
+  if (node != kNoNode) graph_->centerOnNode(node);
 }
 
 bool StepperView::showStep(int t) {
@@ -571,7 +581,7 @@ void StepperView::refreshStep() {
 // ---------------------------------------------------------------------------- watch list
 
 void StepperView::addWatch(NodeId id) {
-  if (id < 0 || static_cast<size_t>(id) >= doc_->graph().nodeCount()) return;
+  if (!doc_->graph().contains(id)) return;
   if (std::find(watched_.begin(), watched_.end(), id) != watched_.end()) return;
   watched_.push_back(id);
   refreshWatch();
@@ -592,7 +602,7 @@ void StepperView::addWatchFromField() {
   } else {
     id = doc_->graph().findByName(text.toStdString());
   }
-  if (id == kNoNode || static_cast<size_t>(id) >= doc_->graph().nodeCount()) {
+  if (!doc_->graph().contains(id)) {
     runStatus_->setText(tr("no node \"%1\"").arg(text));
     return;
   }

@@ -112,6 +112,10 @@ class StepperView : public QWidget {
   void clearResults(const QString& why);
   void addWatchFromField();
   void prefillPrompt();
+  // The program node of the first divergence (kNoNode: none, or not a program node).
+  NodeId divergenceProgramNode() const;
+  // Frames the output readably.
+  void frameGraph();
 
   Document* doc_;
   TokenTable* tokens_;

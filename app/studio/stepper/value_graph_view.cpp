@@ -2,10 +2,10 @@
 
 #include <QGraphicsRectItem>
 #include <QPen>
-#include <QWheelEvent>
 #include <cmath>
 
 #include "app/studio/editor/box_item.h"
+#include "app/studio/editor/edge_item.h"
 #include "app/studio/editor/graph_scene.h"
 
 namespace lsrl::studio {
@@ -16,31 +16,41 @@ constexpr int kTintKey = 0x5743;
 }  // namespace
 
 ValueGraphView::ValueGraphView(Document* doc, QWidget* parent)
-    : QGraphicsView(parent), scene_(new GraphScene(doc, this)) {
+    : ZoomPanView(parent), scene_(new GraphScene(doc, this)) {
   setScene(scene_);
   setInteractive(false);
-  setDragMode(QGraphicsView::ScrollHandDrag);
   setRenderHint(QPainter::Antialiasing);
-  setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
-  connect(scene_, &GraphScene::rebuilt, this, &ValueGraphView::applyTint);
+  connect(scene_, &GraphScene::rebuilt, this, [this] {
+    applyTint();
+    updateSceneRect();
+  });
 }
 
-void ValueGraphView::fitAll() {
-  const QRectF r = scene_->contentRect();
-  if (!r.isEmpty()) fitInView(r.adjusted(-40, -40, 40, 40), Qt::KeepAspectRatio);
-}
+QRectF ValueGraphView::contentRect() const { return scene_->contentRect(); }
 
 void ValueGraphView::centerOnNode(NodeId id) {
+  // Hidden (a tab not shown yet), the viewport has no size to frame in: framed when shown.
+  pendingNode_ = isVisible() ? kNoNode : id;
+  if (pendingNode_ != kNoNode) return;
   const auto ref = scene_->visibleRefOfNode(id);
   BoxItem* box = ref ? scene_->boxOf(*ref) : nullptr;
   if (box == nullptr) return;
-  fitInView(box->sceneBoundingRect().adjusted(-400, -250, 400, 250), Qt::KeepAspectRatio);
-  centerOn(box);
+  const double z = std::max(zoom(), kReadableZoom);
+  // The box with the boxes it reads and feeds when they fit, else the box alone.
+  QRectF neighbourhood = box->sceneBoundingRect();
+  for (const EdgeItem* edge : box->edges()) {
+    const BoxItem* other = edge->source() == box ? edge->target() : edge->source();
+    if (other != nullptr) neighbourhood |= other->sceneBoundingRect();
+  }
+  const QSizeF room = QSizeF(viewport()->size()) / z;
+  const bool fits =
+      neighbourhood.width() <= room.width() && neighbourhood.height() <= room.height();
+  showAt(fits ? neighbourhood.center() : box->sceneBoundingRect().center(), z);
 }
 
-void ValueGraphView::wheelEvent(QWheelEvent* event) {
-  const double factor = std::pow(1.0015, event->angleDelta().y());
-  scale(factor, factor);
+void ValueGraphView::showEvent(QShowEvent* event) {
+  ZoomPanView::showEvent(event);
+  if (pendingNode_ != kNoNode) centerOnNode(pendingNode_);
 }
 
 QColor ValueGraphView::colorFor(const std::vector<double>& value) {

@@ -13,10 +13,11 @@ LayoutRunner::LayoutRunner(Document* doc, QObject* parent) : QObject(parent), do
 
 LayoutRunner::~LayoutRunner() { watcher_.waitForFinished(); }
 
-void LayoutRunner::start(bool undoable) {
+void LayoutRunner::start(bool undoable, bool follows) {
   if (watcher_.isRunning()) return;
   cancelled_ = false;
   undoable_ = undoable;
+  follows_ = follows;
   structureRevision_ = doc_->structureRevision();
   // The worker gets its own copy: the document keeps changing on the UI thread.
   // Exceptions do not cross QtConcurrent intact (only QException does): the worker
@@ -55,10 +56,10 @@ void LayoutRunner::onFinished() {
   } else if (doc_->structureRevision() != structureRevision_) {
     Q_EMIT finished(false, tr("The graph changed during the layout; run it again"));
   } else if (undoable_) {
-    doc_->applyLayout(result.nodes, result.groups, tr("Re-layout"));
+    doc_->applyLayout(result.nodes, result.groups, tr("Re-layout"), follows_);
     Q_EMIT finished(true, tr("Layout applied"));
   } else {
-    doc_->restorePositions(result.nodes, result.groups);
+    doc_->placeWithoutUndo(result.nodes, result.groups);
     Q_EMIT finished(true, tr("Layout applied"));
   }
 }

@@ -28,8 +28,9 @@ class LayoutRunner : public QObject {
   explicit LayoutRunner(Document* doc, QObject* parent = nullptr);
   ~LayoutRunner() override;
 
-  // `undoable` false: part of opening a file without a layout (not an edit).
-  void start(bool undoable = true);
+  // `undoable` false: part of opening a file without a layout (not an edit). `follows`:
+  // the layout completes the edit just made (Expand All Groups) and joins its undo step.
+  void start(bool undoable = true, bool follows = false);
   void cancel();
   bool isRunning() const { return watcher_.isRunning(); }
   // Blocks until the running layout is applied or dropped (screenshots, tests).
@@ -47,6 +48,7 @@ class LayoutRunner : public QObject {
   QFutureWatcher<LayoutOutcome> watcher_;
   uint64_t structureRevision_ = 0;
   bool undoable_ = true;
+  bool follows_ = false;
   bool cancelled_ = false;
 };
 

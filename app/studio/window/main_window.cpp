@@ -15,12 +15,15 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPointer>
 #include <QProgressBar>
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolBar>
 #include <QtConcurrent/QtConcurrentRun>
 #include <atomic>
@@ -31,6 +34,7 @@
 #include "app/studio/editor/graph_view.h"
 #include "app/studio/editor/minimap.h"
 #include "app/studio/editor/search_bar.h"
+#include "app/studio/editor/zoom_pan_view.h"
 #include "app/studio/panels/palette_panel.h"
 #include "app/studio/panels/problems_panel.h"
 #include "app/studio/panels/properties_panel.h"
@@ -42,9 +46,12 @@
 #include "app/studio/stepper/stepper_view.h"
 #include "app/studio/window/autosave.h"
 #include "app/studio/window/examples_catalog.h"
+#include "app/studio/window/file_dialogs.h"
+#include "app/studio/window/guarded_application.h"
 #include "app/studio/window/layout_runner.h"
 #include "app/studio/window/recent_files.h"
 #include "app/studio/window/source_watcher.h"
+#include "app/studio/window/start_page.h"
 #include "app/studio/window/startup_options.h"
 #include "app/studio/window/weights_export.h"
 #include "app/studio/zoo/model_tab.h"
@@ -65,6 +72,13 @@ const QString kFileFilter = QStringLiteral(
 // More unplaced items than this get the full dot layout rather than quick placement.
 constexpr size_t kQuickPlacementLimit = 50;
 
+// The zoomable graph of a tab (Debranching, Token stepper), else null.
+ZoomPanView* zoomViewOf(QWidget* tab) {
+  if (tab == nullptr) return nullptr;
+  if (auto* view = qobject_cast<ZoomPanView*>(tab)) return view;
+  return tab->findChild<ZoomPanView*>();
+}
+
 }  // namespace
 
 MainWindow::MainWindow(Options options, QWidget* parent)
@@ -72,8 +86,8 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   initStudioResources();
   setObjectName(QStringLiteral("MainWindow"));
   setWindowIcon(QIcon(QStringLiteral(":/icons/lsrl-studio.svg")));
-  buildViews();
   recent_ = new RecentFiles(this);
+  buildViews();
   layout_ = new LayoutRunner(doc_, this);
   sourceWatcher_ = new SourceWatcher(doc_, this);
   connect(sourceWatcher_, &SourceWatcher::sourceChanged, this, [this] { reloadPythonSource(); });
@@ -84,19 +98,36 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   buildStatusBar();
   if (options_.autosave) autosave_ = new Autosave(doc_, options_.recoveryDir, this);
 
-  connect(recent_, &RecentFiles::openRequested, this, [this](const QString& path) {
-    if (confirmDiscard()) openFile(path);
+  connect(recent_, &RecentFiles::openRequested, this, &MainWindow::openRecentFile);
+  connect(startPage_, &StartPage::newProgramRequested, this, [this] { newDocument(); });
+  connect(startPage_, &StartPage::openRequested, this, [this] { openDialog(); });
+  connect(startPage_, &StartPage::resumeRequested, this, &MainWindow::showEditor);
+  connect(startPage_, &StartPage::recentFileRequested, this, &MainWindow::openRecentFile);
+  connect(startPage_, &StartPage::exampleRequested, this, [this](int index) {
+    if (confirmDiscard()) openExample(exampleEntries().at(static_cast<size_t>(index)));
+  });
+  // Whatever fills the document behind the page shows the editor.
+  connect(doc_, &Document::structureChanged, this, [this] {
+    if (startPageShown() && !documentUntouched()) showEditor();
   });
   connect(doc_, &Document::modifiedChanged, this, &MainWindow::updateTitle);
   connect(doc_, &Document::filePathChanged, this, &MainWindow::updateTitle);
   connect(doc_, &Document::documentReplaced, this, &MainWindow::updateTitle);
   connect(doc_, &Document::structureChanged, this, &MainWindow::updateStatus);
   connect(doc_, &Document::problemsChanged, this, &MainWindow::updateStatus);
+  // Errors that an action let through reach the person as a message, never a crash.
+  GuardedApplication::setReporter([window = QPointer<MainWindow>(this)](const QString& message) {
+    if (window) window->reportError(tr("The action failed"), message);
+  });
+  connect(doc_, &Document::notificationFailed, this, [this](const QString& message) {
+    reportError(tr("Could not show the change"), message);
+  });
   connect(view_, &GraphView::statusMessage, this,
           [this](const QString& message) { statusBar()->showMessage(message, 6000); });
   connect(view_, &GraphView::selectionChanged, properties_, &PropertiesPanel::showSelection);
   connect(view_, &GraphView::selectionChanged, this, [this](const QList<ItemRef>& items) {
-    setOutputAction_->setEnabled(items.size() == 1 && items.front().kind == ItemRef::Kind::Node);
+    // A node, or a collapsed group box (its output node).
+    setOutputAction_->setEnabled(items.size() == 1);
   });
   connect(problems_, &ProblemsPanel::nodeActivated, this, [this](NodeId id) {
     view_->selectAndCenter(ItemRef{ItemRef::Kind::Node, id});
@@ -121,6 +152,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   resize(1600, 1000);
   updateTitle();
   updateStatus();
+  showStartPage();
 }
 
 MainWindow::~MainWindow() {
@@ -136,7 +168,11 @@ void MainWindow::buildViews() {
   views_ = new QTabWidget(this);
   views_->setObjectName(QStringLiteral("Views"));
   views_->setDocumentMode(true);
-  view_ = new GraphView(doc_, views_);
+  graphPage_ = new QStackedWidget(views_);
+  view_ = new GraphView(doc_, graphPage_);
+  startPage_ = new StartPage(recent_, graphPage_);
+  graphPage_->addWidget(view_);
+  graphPage_->addWidget(startPage_);
   debranch_ = new DebranchView(doc_, views_);
   stepper_ = new StepperView(doc_, views_);
   trajectory_ = new TrajectoryView(doc_, views_);
@@ -151,7 +187,7 @@ void MainWindow::buildViews() {
     area->setFrameShape(QFrame::NoFrame);
     return area;
   };
-  views_->addTab(view_, tr("Graph"));
+  views_->addTab(graphPage_, tr("Graph"));
   views_->addTab(scrolling(debranch_), tr("Debranching"));
   views_->addTab(scrolling(stepper_), tr("Token stepper"));
   views_->addTab(scrolling(trajectory_), tr("Trajectories"));
@@ -177,8 +213,14 @@ void MainWindow::buildActions() {
   };
   newAction_ = make(tr("&New"), QKeySequence::New, [this] { newDocument(); });
   openAction_ = make(tr("&Open…"), QKeySequence::Open, [this] { openDialog(); });
+  closeAction_ = make(tr("&Close"), QKeySequence::Close, [this] { closeDocument(); });
+  startPageAction_ = make(tr("&Start Page"), QKeySequence(), [this] { showStartPage(); });
   saveAction_ = make(tr("&Save"), QKeySequence::Save, [this] { save(); });
   saveAsAction_ = make(tr("Save &As…"), QKeySequence::SaveAs, [this] { saveAs({}); });
+  // Plain X11 (no desktop's key scheme) binds nothing to Save As: give it the usual key.
+  if (!saveAsAction_->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)))
+    saveAsAction_->setShortcuts(saveAsAction_->shortcuts()
+                                << QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
   quitAction_ = make(tr("&Quit"), QKeySequence::Quit, [this] { close(); });
   undoAction_ = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
   undoAction_->setShortcut(QKeySequence::Undo);
@@ -200,20 +242,42 @@ void MainWindow::buildActions() {
   deleteAction_ =
       viewAction(make(tr("&Delete"), QKeySequence::Delete, [this] { view_->deleteSelection(); }));
   findAction_ = make(tr("&Find…"), QKeySequence::Find, [this] { search_->activate(); });
-  zoomInAction_ = make(tr("Zoom &In"), QKeySequence::ZoomIn, [this] { view_->zoomIn(); });
-  zoomOutAction_ = make(tr("Zoom &Out"), QKeySequence::ZoomOut, [this] { view_->zoomOut(); });
-  fitAction_ =
-      make(tr("&Fit to Window"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { view_->fitAll(); });
+  // Zoom acts on the graph of the tab shown; the editor's outside the graph tabs.
+  auto onShownGraph = [this](void (ZoomPanView::*zoomPan)(), void (GraphView::*editor)()) {
+    return [this, zoomPan, editor] {
+      if (ZoomPanView* shown = zoomViewOf(views_->currentWidget()))
+        (shown->*zoomPan)();
+      else
+        (view_->*editor)();
+    };
+  };
+  zoomInAction_ = make(tr("Zoom &In"), QKeySequence::ZoomIn,
+                       onShownGraph(&ZoomPanView::zoomIn, &GraphView::zoomIn));
+  zoomOutAction_ = make(tr("Zoom &Out"), QKeySequence::ZoomOut,
+                        onShownGraph(&ZoomPanView::zoomOut, &GraphView::zoomOut));
+  fitAction_ = make(tr("&Fit to Window"), QKeySequence(Qt::CTRL | Qt::Key_0),
+                    onShownGraph(&ZoomPanView::fitAll, &GraphView::fitAll));
   relayoutAction_ =
       make(tr("Re-&layout"), QKeySequence(Qt::CTRL | Qt::Key_L), [this] { layout_->start(); });
-  expandAllAction_ =
-      make(tr("&Expand All Groups"), QKeySequence(), [this] { doc_->setAllGroupsExpanded(true); });
-  collapseAllAction_ = make(tr("&Collapse All Groups"), QKeySequence(),
-                            [this] { doc_->setAllGroupsExpanded(false); });
+  // Expanding or collapsing everything moves every box: dot lays the result out again, in
+  // the same undo step.
+  expandAllAction_ = make(tr("&Expand All Groups"), QKeySequence(), [this] {
+    doc_->setAllGroupsExpanded(true);
+    layout_->start(true, /*follows=*/true);
+  });
+  collapseAllAction_ = make(tr("&Collapse All Groups"), QKeySequence(), [this] {
+    doc_->setAllGroupsExpanded(false);
+    layout_->start(true, /*follows=*/true);
+  });
   setOutputAction_ = make(tr("Set as &Output"), QKeySequence(), [this] {
     const auto items = view_->selectedItems();
-    if (items.size() == 1 && items.front().kind == ItemRef::Kind::Node)
-      doc_->setOutput(items.front().id);
+    if (items.size() != 1) return;
+    const ItemRef item = items.front();
+    const Graph& g = doc_->graph();
+    const NodeId id = item.kind == ItemRef::Kind::Node ? item.id
+                      : g.containsGroup(item.id)       ? g.groups()[item.id].output
+                                                       : kNoNode;
+    if (g.contains(id)) doc_->setOutput(id);
   });
   setOutputAction_->setEnabled(false);
 }
@@ -234,6 +298,7 @@ void MainWindow::buildMenus() {
       if (confirmDiscard()) openExample(entry);
     });
   }
+  file->addAction(closeAction_);
   file->addSeparator();
   file->addAction(saveAction_);
   file->addAction(saveAsAction_);
@@ -257,6 +322,8 @@ void MainWindow::buildMenus() {
   edit->addAction(findAction_);
 
   viewMenu_ = menuBar()->addMenu(tr("&View"));
+  viewMenu_->addAction(startPageAction_);
+  viewMenu_->addSeparator();
   viewMenu_->addAction(zoomInAction_);
   viewMenu_->addAction(zoomOutAction_);
   viewMenu_->addAction(fitAction_);
@@ -296,26 +363,8 @@ void MainWindow::buildDocks() {
   dock(tr("Properties"), QStringLiteral("PropertiesDock"), properties_, Qt::RightDockWidgetArea);
   dock(tr("Overview"), QStringLiteral("OverviewDock"), minimap_, Qt::RightDockWidgetArea);
   dock(tr("Problems"), QStringLiteral("ProblemsDock"), problems_, Qt::BottomDockWidgetArea);
-  // The palette, properties and overview serve the graph editor: the other views get
-  // the room while they are shown, and the docks come back as they were.
-  const QList<QDockWidget*> editorDocks = {
-      findChild<QDockWidget*>(QStringLiteral("PaletteDock")),
-      findChild<QDockWidget*>(QStringLiteral("PropertiesDock")),
-      findChild<QDockWidget*>(QStringLiteral("OverviewDock"))};
-  connect(views_, &QTabWidget::currentChanged, this, [this, editorDocks](int index) {
-    const bool editing = views_->widget(index) == view_;
-    if (!editing && !editorDocksHidden_) {
-      hiddenDocks_.clear();
-      for (QDockWidget* d : editorDocks) {
-        if (d->isVisible()) hiddenDocks_.append(d);
-        d->hide();
-      }
-      editorDocksHidden_ = true;
-    } else if (editing && editorDocksHidden_) {
-      for (QDockWidget* d : std::as_const(hiddenDocks_)) d->show();
-      editorDocksHidden_ = false;
-    }
-  });
+  connect(views_, &QTabWidget::currentChanged, this, &MainWindow::updateEditorDocks);
+  connect(views_, &QTabWidget::currentChanged, this, &MainWindow::updateStatus);
   resizeDocks({findChild<QDockWidget*>(QStringLiteral("PaletteDock"))}, {210}, Qt::Horizontal);
   resizeDocks({findChild<QDockWidget*>(QStringLiteral("PropertiesDock"))}, {360}, Qt::Horizontal);
   resizeDocks({findChild<QDockWidget*>(QStringLiteral("ProblemsDock"))}, {110}, Qt::Vertical);
@@ -360,13 +409,19 @@ void MainWindow::updateTitle() {
 void MainWindow::updateStatus() {
   const Graph& g = doc_->graph();
   countsLabel_->setText(tr("%1 nodes · %2 groups · %3 shown")
-                            .arg(g.nodeCount())
-                            .arg(g.groups().size())
+                            .arg(g.liveNodeCount())
+                            .arg(std::count_if(g.groups().begin(), g.groups().end(),
+                                               [](const Group& gr) { return !gr.removed; }))
                             .arg(doc_->visible().items.size()));
   const size_t problems = doc_->problems().size();
   problemsLabel_->setText(problems == 0 ? tr("no problems") : tr("%1 problem(s)").arg(problems));
   problemsLabel_->setStyleSheet(
       problems == 0 ? QString() : QStringLiteral("color: #b00020; font-weight: bold"));
+  // A new window's "problems" (no Input, no output) are not the person's doing, and the
+  // Models tab shows seed models, not the program.
+  const bool aboutTheProgram = !startPageShown() && views_->currentWidget() != models_;
+  problemsLabel_->setVisible(aboutTheProgram);
+  countsLabel_->setVisible(aboutTheProgram);
 }
 
 // ---- files -----------------------------------------------------------------------
@@ -378,6 +433,7 @@ void MainWindow::reportError(const QString& what, const QString& why) {
 }
 
 void MainWindow::afterLoad() {
+  showEditor();
   ensureLayout();
   view_->fitAll();
   updateTitle();
@@ -390,17 +446,88 @@ void MainWindow::newDocument() {
   afterLoad();
 }
 
+// ---- the start page ------------------------------------------------------------
+
+bool MainWindow::startPageShown() const { return graphPage_->currentWidget() == startPage_; }
+
+bool MainWindow::documentUntouched() const {
+  return doc_->graph().nodeCount() == 0 && !doc_->isModified() && doc_->filePath().isEmpty() &&
+         doc_->sourcePath().isEmpty();
+}
+
+void MainWindow::showStartPage() {
+  startPage_->setOpenDocument(documentUntouched() ? QString() : doc_->displayName());
+  startPage_->refreshRecentFiles();
+  graphPage_->setCurrentWidget(startPage_);
+  views_->setCurrentWidget(graphPage_);
+  updateEditorDocks();
+  updateStatus();
+  startPage_->focusFirstEntry();
+}
+
+void MainWindow::showEditor() {
+  const bool fromStartPage = startPageShown();
+  graphPage_->setCurrentWidget(view_);
+  updateEditorDocks();
+  updateStatus();
+  if (fromStartPage && views_->currentWidget() == graphPage_) view_->setFocus();
+}
+
+void MainWindow::updateEditorDocks() {
+  // The palette, properties and overview serve the graph editor: other views get the
+  // room while they are shown. The start page hides Problems too (an untouched document
+  // has nothing to fix). The docks come back as the person left them.
+  const bool startPage = startPageShown();
+  const bool editing = views_->currentWidget() == graphPage_ && !startPage;
+  QStringList unwanted;
+  if (!editing) {
+    unwanted << QStringLiteral("PaletteDock") << QStringLiteral("PropertiesDock")
+             << QStringLiteral("OverviewDock");
+  }
+  if (startPage) unwanted << QStringLiteral("ProblemsDock");
+  for (QDockWidget* d : findChildren<QDockWidget*>()) {
+    if (unwanted.contains(d->objectName())) {
+      if (!d->isHidden() && !hiddenDocks_.contains(d)) {
+        hiddenDocks_.append(d);
+        d->hide();
+      }
+    } else if (hiddenDocks_.removeAll(d) > 0) {
+      d->show();
+    }
+  }
+}
+
+void MainWindow::openRecentFile(const QString& path) {
+  if (!QFileInfo(path).isFile()) {
+    // A moved or deleted file leaves the list rather than failing again next time.
+    recent_->remove(path);
+    startPage_->refreshRecentFiles();
+    reportError(tr("%1 is no longer there").arg(QFileInfo(path).fileName()),
+                tr("%1 was moved or deleted; it is removed from the recent files.")
+                    .arg(QDir::toNativeSeparators(path)));
+    return;
+  }
+  if (confirmDiscard()) openFile(path);
+}
+
+void MainWindow::closeDocument() {
+  if (!confirmDiscard()) return;
+  doc_->newDocument();
+  showStartPage();
+}
+
 bool MainWindow::exportGraph(const QString& format, const QString& requested) {
   QString path = requested;
   if (path.isEmpty()) {
     if (!options_.interactive) return false;
-    const QString suggested =
-        QFileInfo(doc_->displayName()).completeBaseName() + QLatin1Char('.') + format;
-    path = QFileDialog::getSaveFileName(
-        this, tr("Export graph"), suggested,
-        format == QLatin1String("svg") ? tr("SVG (*.svg)") : tr("PNG (*.png)"));
+    const QString suggested = QFileInfo(doc_->displayName()).completeBaseName();
+    path = askSavePath(
+        this, tr("Export graph"),
+        {format == QLatin1String("svg") ? tr("SVG (*.svg)") : tr("PNG (*.png)"), format},
+        suggested);
     if (path.isEmpty()) return false;
   }
+  path = withSuffix(path, format);
   try {
     if (format == QLatin1String("svg")) {
       exportGraphSvg(view_->graphScene(), path, doc_->displayName());
@@ -412,7 +539,7 @@ bool MainWindow::exportGraph(const QString& format, const QString& requested) {
                 QString::fromUtf8(e.what()));
     return false;
   }
-  statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 4000);
+  confirmWritten(this, tr("Exported %1").arg(QDir::toNativeSeparators(path)));
   return true;
 }
 
@@ -424,27 +551,40 @@ bool MainWindow::exportDebranchingFrames(const QString& requested) {
   QString dir = requested;
   if (dir.isEmpty()) {
     if (!options_.interactive) return false;
-    dir = QFileDialog::getExistingDirectory(this, tr("Folder for the frames"));
+    dir = askFolder(this, tr("Folder for the frames"));
     if (dir.isEmpty()) return false;
   }
   const int steps = debranch_->stepCount();
-  QProgressDialog progress(tr("Writing frames…"), tr("Cancel"), 0, steps, this);
+  const FrameRange range{0, -1, frameStride(steps)};
+  const int total = static_cast<int>(frameSteps(range.first, steps, range.every).size());
+  QProgressDialog progress(tr("Writing frames…"), tr("Cancel"), 0, total, this);
   progress.setWindowModality(Qt::WindowModal);
   progress.setMinimumDuration(500);
   QStringList written;
   try {
-    written = exportDebranchFrames(*debranch_, dir, FrameRange{0, -1, frameStride(steps)},
-                                   [&](int done, int total) {
-                                     progress.setMaximum(total);
-                                     progress.setValue(done);
-                                     return !progress.wasCanceled();
-                                   });
+    written = exportDebranchFrames(*debranch_, dir, range, [&](int done, int /*total*/) {
+      progress.setValue(done);
+      return !progress.wasCanceled();
+    });
   } catch (const std::exception& e) {
     reportError(tr("Could not export the frames"), QString::fromUtf8(e.what()));
     return false;
   }
-  statusBar()->showMessage(
-      tr("Wrote %1 frames to %2").arg(written.size()).arg(QDir::toNativeSeparators(dir)), 6000);
+  // Say it is done and where: a long export otherwise ends without a word.
+  const QString where = QDir::toNativeSeparators(dir);
+  const QString message =
+      written.size() == total
+          ? tr("Wrote %1 frames (one per %2 steps from 0 to %3, the last included) to %4.")
+                .arg(total)
+                .arg(range.every)
+                .arg(steps)
+                .arg(where)
+          : tr("Export cancelled: wrote %1 of %2 frames to %3.")
+                .arg(written.size())
+                .arg(total)
+                .arg(where);
+  confirmWritten(this, message);
+  if (options_.interactive) QMessageBox::information(this, tr("Debranching frames"), message);
   return true;
 }
 
@@ -467,11 +607,10 @@ void MainWindow::exportWeightsDialog() {
   connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
   connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
   if (dialog.exec() != QDialog::Accepted) return;
-  const QString suggested =
-      QFileInfo(doc_->displayName()).completeBaseName() + QStringLiteral(".safetensors");
   const QString path =
-      QFileDialog::getSaveFileName(this, tr("Export compiled weights"), suggested,
-                                   tr("safetensors (*.safetensors);;NumPy (*.npz)"));
+      askSavePath(this, tr("Export compiled weights"),
+                  {tr("safetensors (*.safetensors);;NumPy (*.npz)"), QStringLiteral("safetensors")},
+                  QFileInfo(doc_->displayName()).completeBaseName());
   if (path.isEmpty()) return;
   WeightsExportRequest request;
   request.target = static_cast<Target>(target->currentData().toInt());
@@ -516,12 +655,11 @@ bool MainWindow::exportWeights(WeightsExportRequest request) {
                 QString::fromStdString(outcome.error));
     return false;
   }
-  statusBar()->showMessage(
-      tr("Wrote %1 (%2, %3 tensors, %4 values)")
-          .arg(QDir::toNativeSeparators(file), QString::fromStdString(outcome.summary.format))
-          .arg(outcome.summary.tensors)
-          .arg(outcome.summary.values),
-      6000);
+  confirmWritten(
+      this, tr("Wrote %1 (%2, %3 tensors, %4 values)")
+                .arg(QDir::toNativeSeparators(file), QString::fromStdString(outcome.summary.format))
+                .arg(outcome.summary.tensors)
+                .arg(outcome.summary.values));
   return true;
 }
 
@@ -566,10 +704,12 @@ bool MainWindow::saveAs(const QString& requested) {
   QString path = requested;
   if (path.isEmpty()) {
     if (!options_.interactive) return false;
-    path =
-        QFileDialog::getSaveFileName(this, tr("Save LSRL graph"), doc_->displayName(), kFileFilter);
+    path = askSavePath(this, tr("Save LSRL graph"),
+                       {tr("LSRL graphs (*.json)"), QStringLiteral("json")},
+                       QFileInfo(doc_->displayName()).completeBaseName());
     if (path.isEmpty()) return false;
   }
+  path = withSuffix(path, QStringLiteral("json"));
   try {
     doc_->saveTo(path);
   } catch (const std::exception& e) {
@@ -579,7 +719,7 @@ bool MainWindow::saveAs(const QString& requested) {
   }
   recent_->add(path);
   if (autosave_ != nullptr) autosave_->saveNow();  // clean now: removes the recovery file
-  statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 4000);
+  confirmWritten(this, tr("Saved %1").arg(QDir::toNativeSeparators(path)));
   return true;
 }
 
@@ -624,6 +764,13 @@ bool MainWindow::confirmDiscard() {
   return answer == QMessageBox::Discard;
 }
 
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (shownOnce_) return;
+  shownOnce_ = true;
+  QTimer::singleShot(0, view_, &GraphView::fitAll);
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (!options_.interactive || confirmDiscard()) {
     layout_->cancel();
@@ -653,12 +800,12 @@ void MainWindow::ensureLayout() {
   // (or with group boxes whose members were never placed) gets the full dot layout in
   // the worker, after a quick layered placement so that something shows meanwhile.
   if (unplacedGroups == 0 && unplaced <= kQuickPlacementLimit && unplaced < vg.items.size()) {
-    doc_->restorePositions(placeNewNodes(doc_->graph(), unplacedNodes, view_->viewCentre()), {});
+    doc_->placeWithoutUndo(placeNewNodes(doc_->graph(), unplacedNodes, view_->viewCentre()), {});
     return;
   }
   std::vector<NodeId> all(doc_->graph().nodeCount());
   for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<NodeId>(i);
-  doc_->restorePositions(layeredPlacement(doc_->graph(), all, NodePosition{}), {});
+  doc_->placeWithoutUndo(layeredPlacement(doc_->graph(), all, NodePosition{}), {});
   layout_->start(/*undoable=*/false);
 }
 

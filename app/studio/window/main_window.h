@@ -1,7 +1,8 @@
-// LSRL Studio's main window: the node editor in the centre, the palette (left),
-// properties and overview (right) and problems (bottom) in docks, menus, a toolbar
-// with search, the status bar, and the file life cycle (open, save, recent files,
-// examples, autosave and crash recovery, the unsaved-changes prompt on close).
+// LSRL Studio's main window: the node editor in the centre (the start page while nothing
+// is open), the palette (left), properties and overview (right) and problems (bottom) in
+// docks, menus, a toolbar with search, the status bar, and the file life cycle (open,
+// save, recent files, examples, autosave and crash recovery, the unsaved-changes prompt
+// on close).
 #pragma once
 
 #include <QMainWindow>
@@ -16,6 +17,7 @@ class QLabel;
 class QMenu;
 class QProgressBar;
 class QPushButton;
+class QStackedWidget;
 class QTabWidget;
 
 namespace lsrl::studio {
@@ -36,6 +38,7 @@ class PropertiesPanel;
 class RecentFiles;
 class SearchBar;
 class SourceWatcher;
+class StartPage;
 struct ExampleEntry;
 
 class MainWindow : public QMainWindow {
@@ -101,9 +104,18 @@ class MainWindow : public QMainWindow {
   bool reloadPythonSource();
   // Runs a seed model in the Models tab and waits for it (--model); empty or the error.
   QString runModel(const QString& kind, const QString& task = {});
+  // The start page (start_page.h) in the Graph tab instead of the editor: a new window
+  // shows it until a program is opened or started; View > Start Page and File > Close
+  // show it again. The editor's docks and the status bar's counts hide meanwhile.
+  StartPage* startPage() { return startPage_; }
+  bool startPageShown() const;
+  void showStartPage();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  // The first show fits the graph again: a file opened before the window had its size
+  // was fitted into a default-sized view (a speck in the middle).
+  void showEvent(QShowEvent* event) override;
 
  private:
   void buildActions();
@@ -118,11 +130,20 @@ class MainWindow : public QMainWindow {
   void afterLoad();
   void openDialog();
   void newDocument();
+  void showEditor();
+  void updateEditorDocks();
+  // No file, no program, no edits: what a new window holds.
+  bool documentUntouched() const;
+  // Opens a recent file; one that is gone is reported and dropped from the list.
+  void openRecentFile(const QString& path);
+  void closeDocument();
 
   Options options_;
   Document* doc_;
   QTabWidget* views_ = nullptr;
+  QStackedWidget* graphPage_ = nullptr;  // the Graph tab: view_ or startPage_
   GraphView* view_ = nullptr;
+  StartPage* startPage_ = nullptr;
   DebranchView* debranch_ = nullptr;
   StepperView* stepper_ = nullptr;
   TrajectoryView* trajectory_ = nullptr;
@@ -145,11 +166,14 @@ class MainWindow : public QMainWindow {
   QProgressBar* layoutProgress_ = nullptr;
   QPushButton* layoutCancel_ = nullptr;
   QString lastError_;
-  QList<QDockWidget*> hiddenDocks_;  // editor docks hidden while another view is shown
-  bool editorDocksHidden_ = false;
+  bool shownOnce_ = false;
+  // Docks the window hid (another view or the start page is shown), to show again.
+  QList<QDockWidget*> hiddenDocks_;
 
   QAction* newAction_ = nullptr;
   QAction* openAction_ = nullptr;
+  QAction* closeAction_ = nullptr;
+  QAction* startPageAction_ = nullptr;
   QAction* saveAction_ = nullptr;
   QAction* saveAsAction_ = nullptr;
   QAction* quitAction_ = nullptr;

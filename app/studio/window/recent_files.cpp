@@ -24,6 +24,12 @@ void RecentFiles::add(const QString& path) {
   QSettings().setValue(kKey, list);
 }
 
+void RecentFiles::remove(const QString& path) {
+  QStringList list = files();
+  list.removeAll(QFileInfo(path).absoluteFilePath());
+  QSettings().setValue(kKey, list);
+}
+
 void RecentFiles::clear() { QSettings().remove(kKey); }
 
 void RecentFiles::populate(QMenu* menu) {

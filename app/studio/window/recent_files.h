@@ -16,6 +16,8 @@ class RecentFiles : public QObject {
   explicit RecentFiles(QObject* parent = nullptr);
   QStringList files() const;
   void add(const QString& path);
+  // Drops `path` from the list (a file that was moved or deleted).
+  void remove(const QString& path);
   void clear();
   // Fills `menu` with one action per existing file (emitting openRequested) and "Clear".
   void populate(QMenu* menu);

@@ -9,6 +9,7 @@
 #include "app/studio/editor/graph_view.h"
 #include "app/studio/window/layout_runner.h"
 #include "app/studio/window/main_window.h"
+#include "app/studio/window/start_page.h"
 #include "app/studio/zoo/model_tab.h"
 #include "app/studio/zoo/model_view.h"
 #include "core/util/error.h"
@@ -34,6 +35,12 @@ void renderScreenshot(MainWindow& window, const QString& path, QSize size) {
   window.show();
   settle(50);
   window.layoutRunner()->waitForFinished();
+  // With nothing open the start page shows; its example pictures are drawn on a worker.
+  QElapsedTimer waited;
+  waited.start();
+  while (window.startPageShown() && window.startPage()->thumbnailsPending() > 0 &&
+         waited.elapsed() < 30000)
+    settle(20);
   settle(50);
   window.graphView()->fitAll();
   settle(250);

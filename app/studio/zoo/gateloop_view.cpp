@@ -26,22 +26,8 @@ namespace lsrl::studio {
 
 namespace {
 
+// The shorter side of the plane spans ±kReach: the unit circle with a little room.
 constexpr double kReach = 1.1;
-
-// A chart view whose plot area stays square, so the unit circle is a circle.
-class SquareChartView : public QChartView {
- public:
-  using QChartView::QChartView;
-
- protected:
-  void resizeEvent(QResizeEvent* event) override {
-    QChartView::resizeEvent(event);
-    const QRectF all = chart()->rect();
-    const double side = std::max(50.0, std::min(all.width() - 90, all.height() - 150));
-    chart()->setPlotArea(
-        QRectF(all.left() + 60 + (all.width() - 90 - side) / 2, all.top() + 45, side, side));
-  }
-};
 
 }  // namespace
 
@@ -59,7 +45,11 @@ GateLoopView::GateLoopView(QWidget* parent) : ModelView(parent) {
   im_->setTitleText(tr("Im a"));
   for (QValueAxis* axis : {re_, im_}) {
     axis->setRange(-kReach, kReach);
-    axis->setTickCount(5);
+    // Grid lines at multiples of 0.5 from 0: the lines at ±1 touch the unit circle.
+    axis->setTickType(QValueAxis::TicksDynamic);
+    axis->setTickAnchor(0);
+    axis->setTickInterval(0.5);
+    axis->setLabelFormat(QStringLiteral("%.1f"));
     planeChart_->addAxis(axis, axis == re_ ? Qt::AlignBottom : Qt::AlignLeft);
   }
   auto* circle = new QLineSeries;
@@ -72,7 +62,7 @@ GateLoopView::GateLoopView(QWidget* parent) : ModelView(parent) {
   circle->attachAxis(re_);
   circle->attachAxis(im_);
   for (QLegendMarker* m : planeChart_->legend()->markers(circle)) m->setVisible(false);
-  plane_ = new SquareChartView(planeChart_);
+  plane_ = new QChartView(planeChart_);
   plane_->setRenderHint(QPainter::Antialiasing);
   plane_->setMinimumSize(380, 380);
   magnitude_ = new StepChart(tr("|a_t| (memory kept per token)"), tr("token"));
@@ -109,9 +99,18 @@ GateLoopView::GateLoopView(QWidget* parent) : ModelView(parent) {
   connect(layerBox_, &QComboBox::currentIndexChanged, this, [this](int l) {
     if (l >= 0 && l != layer_) setLayer(l);
   });
+  connect(planeChart_, &QChart::plotAreaChanged, this, &GateLoopView::fitPlaneAxes);
   connect(channelList_, &QListWidget::itemChanged, this, [this] {
     if (!updatingList_) rebuild();
   });
+}
+
+void GateLoopView::fitPlaneAxes(const QRectF& plot) {
+  if (plot.width() <= 0 || plot.height() <= 0) return;
+  // One unit is as long on both axes, so |a| = 1 is drawn as a circle in any plot shape.
+  const double unitsPerPixel = 2 * kReach / std::min(plot.width(), plot.height());
+  re_->setRange(-unitsPerPixel * plot.width() / 2, unitsPerPixel * plot.width() / 2);
+  im_->setRange(-unitsPerPixel * plot.height() / 2, unitsPerPixel * plot.height() / 2);
 }
 
 std::string GateLoopView::prefix() const {

@@ -1,6 +1,7 @@
 // The GateLoop view (issue 8): the transitions a_t = |a_t| e^{iφ_t} of chosen channels as
 // points in the complex plane (the unit circle drawn: inside it the memory decays, the
-// angle is the rotation per token), the point at token t emphasised; beside it |a_t| and
+// angle is the rotation per token; the axes keep one unit equally long both ways, so it
+// stays a circle at any size), the point at token t emphasised; beside it |a_t| and
 // φ_t over time with the step marker, and the effective memory length −1/log|a_t| at t.
 #pragma once
 
@@ -16,6 +17,7 @@ class QChartView;
 class QComboBox;
 class QLabel;
 class QListWidget;
+class QRectF;
 class QScatterSeries;
 class QValueAxis;
 
@@ -54,6 +56,8 @@ class GateLoopView : public ModelView {
  private:
   void rebuild();
   void showStepData();
+  // Sets the axes' ranges for the plot area `plot` so that the unit circle is round.
+  void fitPlaneAxes(const QRectF& plot);
   std::string prefix() const;
 
   std::shared_ptr<const ModelRun> run_;

@@ -211,4 +211,26 @@ StateSeries LatticeGeometry::framePoints(int step) const {
   return s;
 }
 
+LatticeGeometry::Extent LatticeGeometry::extent() const {
+  Extent e;
+  auto reach = [&e](const Point3& p) {
+    for (double v : p)
+      if (std::isfinite(v)) e.sphere = std::max(e.sphere, std::abs(v));
+  };
+  for (int t = 0; t < T_; ++t) {
+    const LatticeFrame f = frame(t);
+    for (size_t i = 0; i < f.before.size(); ++i) {
+      reach(f.before[i]);
+      reach(f.after[i]);
+      for (const Point3& p : f.arcs[i]) reach(p);
+      const double length = std::sqrt(f.orthogonal[i][0] * f.orthogonal[i][0] +
+                                      f.orthogonal[i][1] * f.orthogonal[i][1] +
+                                      f.orthogonal[i][2] * f.orthogonal[i][2]);
+      if (std::isfinite(length)) e.orthogonal = std::max(e.orthogonal, length);
+    }
+    reach(f.incoming);
+  }
+  return e;
+}
+
 }  // namespace lsrl::studio

@@ -61,6 +61,15 @@ class LatticeGeometry {
   // before, 1 slot after, 2 orthogonal part's tip, 3 incoming), slot (−1 for incoming), x,
   // y, z.
   StateSeries framePoints(int step) const;
+  // How far the drawing reaches over all steps: the largest |coordinate| of the slots
+  // (before, after, arcs, trails) and of the incoming direction, at least 1 (the unit
+  // sphere), and the longest orthogonal part (its tip, drawn from the old slot's tip,
+  // can reach √2 from the origin). The 3D view sizes its axes from them once per run.
+  struct Extent {
+    double sphere = 1;
+    double orthogonal = 0;
+  };
+  Extent extent() const;
 
  private:
   Point3 project(const double* v) const;

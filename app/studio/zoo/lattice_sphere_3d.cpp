@@ -6,19 +6,20 @@
 #include <Q3DTheme>
 #include <QQuaternion>
 #include <QVBoxLayout>
+#include <QValue3DAxis>
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
 #include "app/studio/plots/colour_map.h"
-#include "app/studio/plots/pca_3d_panel.h"
 #include "app/studio/zoo/lattice_geometry.h"
+#include "app/studio/zoo/model_scatter_3d.h"
 
 namespace lsrl::studio {
 
 namespace {
 
 constexpr int kShaftPoints = 20;
-constexpr float kRange = 1.3f;
 
 // Data Visualization's y axis is the vertical one: the third coordinate goes up.
 QVector3D toScene(const Point3& p) {
@@ -56,26 +57,22 @@ Point3 plus(const Point3& a, const Point3& b) { return {a[0] + b[0], a[1] + b[1]
 }  // namespace
 
 LatticeSphere3d::LatticeSphere3d(QWidget* parent) : QWidget(parent) {
-  graph_ = newScatter3d();
-  graph_->setShadowQuality(QAbstract3DGraph::ShadowQualityNone);
+  graph_ = newModelScatter3d(22);  // the sphere takes most of the view
   graph_->setAspectRatio(1.0);
   graph_->setHorizontalAspectRatio(1.0);
   graph_->setSelectionMode(QAbstract3DGraph::SelectionNone);
+  // The automatic margin leaves room for the largest item (the arrow tips) on every side:
+  // a thin one lets the sphere fill the axis box.
+  graph_->setMargin(0.05);
   for (QValue3DAxis* axis : {graph_->axisX(), graph_->axisY(), graph_->axisZ()}) {
-    axis->setRange(-kRange, kRange);
     axis->setTitleVisible(true);
     axis->setSegmentCount(2);
     axis->setLabelFormat(QStringLiteral("%.1f"));
   }
+  fitAxes();
   graph_->scene()->activeCamera()->setCameraPreset(Q3DCamera::CameraPresetIsometricRightHigh);
-  graph_->scene()->activeCamera()->setZoomLevel(150);
-  // Labels are textures scaled with the graph: a large font keeps them legible.
-  Q3DTheme* theme = graph_->activeTheme();
-  QFont font = theme->font();
-  font.setPointSize(24);
-  theme->setFont(font);
-  theme->setLabelBackgroundEnabled(false);
-  theme->setGridEnabled(false);
+  graph_->scene()->activeCamera()->setZoomLevel(160);
+  graph_->activeTheme()->setGridEnabled(false);
   // The wire is many points: GL points (no mesh) keep a frame cheap.
   sphere_ = makeSeries(graph_, QColor(160, 172, 190), 0.02f, QAbstract3DSeries::MeshPoint);
   // The sphere: three great circles and four parallels.
@@ -110,7 +107,24 @@ int LatticeSphere3d::seriesCount() const { return static_cast<int>(graph_->serie
 void LatticeSphere3d::setLattice(const LatticeGeometry* geometry) {
   geometry_ = geometry;
   rebuildSeries();
+  fitAxes();
   fill();
+}
+
+float LatticeSphere3d::axisReach() const { return graph_->axisX()->max(); }
+
+void LatticeSphere3d::fitAxes() {
+  // Just past the slots and the incoming direction (the unit sphere for d = 3), in tenths
+  // so the labels stay short: the sphere fills the box. The orthogonal parts, drawn from
+  // the old tips, would need up to √2: they are shortened to end inside the box (the same
+  // factor for the whole run) rather than clipped by it.
+  const LatticeGeometry::Extent extent =
+      geometry_ ? geometry_->extent() : LatticeGeometry::Extent{};
+  const double range = std::ceil(extent.sphere * 1.04 * 10) / 10;
+  const double room = std::sqrt(std::max(0.0, range * range - extent.sphere * extent.sphere));
+  orthogonalScale_ = extent.orthogonal > room ? room / extent.orthogonal : 1.0;
+  for (QValue3DAxis* axis : {graph_->axisX(), graph_->axisY(), graph_->axisZ()})
+    axis->setRange(static_cast<float>(-range), static_cast<float>(range));
 }
 
 void LatticeSphere3d::setStep(int step) {
@@ -160,7 +174,9 @@ void LatticeSphere3d::fill() {
     for (const Point3& q : f.arcs[si]) solid->append(QScatterDataItem(toScene(q)));
     auto* tips = new QScatterDataArray;
     addTip(*tips, origin, f.after[si]);
-    const Point3 orthTip = plus(f.before[si], f.orthogonal[si]);
+    const Point3& o = f.orthogonal[si];
+    const Point3 orthTip = plus(
+        f.before[si], {o[0] * orthogonalScale_, o[1] * orthogonalScale_, o[2] * orthogonalScale_});
     addTip(*tips, f.before[si], orthTip);
     auto* faint = new QScatterDataArray;
     addShaft(*faint, origin, f.before[si]);

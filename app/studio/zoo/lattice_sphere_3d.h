@@ -2,8 +2,9 @@
 // points, each slot as an arrow from the origin (after token t; before it, faint), the
 // arc it turns through, its trail, the incoming vector's orthogonal part from the old
 // tip, and the incoming direction. Arrows are shafts of small points with an arrow-mesh
-// tip turned along the vector. Like Pca3dPanel it needs OpenGL on xcb: create it only when
-// Pca3dPanel::available().
+// tip turned along the vector. The axes reach just past the sphere, so it fills the box;
+// orthogonal parts that would stick out are drawn shortened (orthogonalScale()). Like Pca3dPanel it
+// needs OpenGL on xcb: create it only when Pca3dPanel::available().
 #pragma once
 
 #include <QImage>
@@ -29,13 +30,20 @@ class LatticeSphere3d : public QWidget {
   QWidget* container() const { return container_; }
   QImage renderImage(QSize size);
   int seriesCount() const;
+  // How far the axes reach from the origin (each runs −reach … reach).
+  float axisReach() const;
+  // The factor the orthogonal parts are drawn at (1, or less when their tips would leave
+  // the box).
+  double orthogonalScale() const { return orthogonalScale_; }
 
  private:
   void rebuildSeries();
+  void fitAxes();
   void fill();
 
   const LatticeGeometry* geometry_ = nullptr;
   int step_ = 0;
+  double orthogonalScale_ = 1;
   Q3DScatter* graph_;
   QWidget* container_;
   QScatter3DSeries* sphere_;

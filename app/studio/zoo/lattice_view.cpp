@@ -55,6 +55,9 @@ LatticeView::LatticeView(QWidget* parent) : ModelView(parent) {
   axesBox_ = new QComboBox;
   axesBox_->setToolTip(tr("The pair of axes the 2D view projects onto"));
   varianceLabel_ = new QLabel;
+  // A long header is cut (whole in its tooltip) rather than widening the view past the
+  // tab: a wrapped one would make the page scroll.
+  varianceLabel_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel(tr("Head")));
   controls->addWidget(headBox_);
@@ -155,7 +158,7 @@ void LatticeView::loadHead() {
     axesBox_->setCurrentIndex(keep);
     sphere2d_->setAxes(kAxisPairs[keep][0], kAxisPairs[keep][1]);
   }
-  varianceLabel_->setText(
+  QString header =
       g.projected() ? tr("d = %1 > 3: uncentred PCA of the slots, %2% / %3% / %4% of their energy")
                           .arg(g.dimension())
                           .arg(100 * g.explained(0), 0, 'f', 1)
@@ -163,7 +166,7 @@ void LatticeView::loadHead() {
                           .arg(100 * g.explained(2), 0, 'f', 1)
                     : tr("d = %1, m = %2 slots: drawn in their own coordinates")
                           .arg(g.dimension())
-                          .arg(g.slots()));
+                          .arg(g.slots());
   auto curves = [&](const std::string& name) {
     const Tensor& a = run_->trace.get(p + name);
     std::vector<StepCurve> out;
@@ -180,7 +183,14 @@ void LatticeView::loadHead() {
   write_->setCurves(curves("write_strength"));
   write_->colourCurvesByIndex();
   sphere2d_->setLattice(geometry_.get());
-  if (sphere3d_) sphere3d_->setLattice(geometry_.get());
+  if (sphere3d_) {
+    sphere3d_->setLattice(geometry_.get());
+    if (sphere3d_->orthogonalScale() < 1)
+      header += tr("; 3D draws the orthogonal parts at ×%1 to stay in the box")
+                    .arg(sphere3d_->orthogonalScale(), 0, 'f', 2);
+  }
+  varianceLabel_->setText(header);
+  varianceLabel_->setToolTip(header);
   showStepData();
 }
 

@@ -25,6 +25,7 @@
 #include "app/studio/plots/colour_map.h"
 #include "app/studio/plots/heatmap_widget.h"
 #include "app/studio/plots/pca_3d_panel.h"
+#include "app/studio/zoo/model_scatter_3d.h"
 #include "app/studio/zoo/step_chart.h"
 #include "core/util/error.h"
 
@@ -80,8 +81,7 @@ LoopedView::LoopedView(QWidget* parent) : ModelView(parent) {
   chartView_->setMinimumSize(360, 300);
 
   if (Pca3dPanel::available()) {
-    graph3d_ = newScatter3d();
-    graph3d_->setShadowQuality(QAbstract3DGraph::ShadowQualityNone);
+    graph3d_ = newModelScatter3d(36);  // one of four panels
     graph3d_->axisX()->setTitle(tr("PC1"));
     graph3d_->axisY()->setTitle(tr("PC3"));
     graph3d_->axisZ()->setTitle(tr("PC2"));
@@ -168,6 +168,16 @@ void LoopedView::setRun(std::shared_ptr<const ModelRun> run) {
       states.values.emplace_back(hidden.data.begin() + static_cast<std::ptrdiff_t>(row),
                                  hidden.data.begin() + static_cast<std::ptrdiff_t>(row + d_));
     pca_ = computePca(states, 3);
+    if (graph3d_) {
+      // PC1 → x, PC3 → y (up), PC2 → z, as scenePoint places them.
+      QValue3DAxis* axes[3] = {graph3d_->axisX(), graph3d_->axisZ(), graph3d_->axisY()};
+      for (size_t k = 0; k < 3; ++k) {
+        double lo = 0, hi = 0;
+        for (const std::vector<double>& p : pca_.projected)
+          if (k < p.size()) lo = std::min(lo, p[k]), hi = std::max(hi, p[k]);
+        setRoundAxisRange(axes[k], lo, hi);
+      }
+    }
   }
   {
     const QSignalBlocker a(tokenBox_), b(headBox_);
@@ -244,6 +254,9 @@ void LoopedView::rebuildPaths() {
   const double pad1 = hi1 > lo1 ? 0.06 * (hi1 - lo1) : 1, pad2 = hi2 > lo2 ? 0.06 * (hi2 - lo2) : 1;
   pc1_->setRange(lo1 - pad1, hi1 + pad1);
   pc2_->setRange(lo2 - pad2, hi2 + pad2);
+  // Round ticks (-20, 0, 20) rather than fractions of the data's span (-35.3, -20.0).
+  pc1_->applyNiceNumbers();
+  pc2_->applyNiceNumbers();
   // Drawn last so the current states sit on top of the paths.
   chart_->removeSeries(current_);
   chart_->addSeries(current_);

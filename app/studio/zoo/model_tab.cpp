@@ -1,8 +1,10 @@
 #include "app/studio/zoo/model_tab.h"
 
 #include <QApplication>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
@@ -10,6 +12,7 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -24,9 +27,21 @@
 #include "app/studio/zoo/model_zoo_panel.h"
 #include "app/studio/zoo/step_bar.h"
 #include "app/studio/zoo/trace_export.h"
+#include "app/studio/zoo/view_page.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {
+
+namespace {
+
+// "Slot norms (PNG)" -> "slot-norms": the file name a person would type for an export.
+QString fileStem(const QString& label) {
+  QString stem = label.section(QLatin1Char('('), 0, 0).trimmed().toLower();
+  stem.replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")), QStringLiteral("-"));
+  return stem.isEmpty() ? QStringLiteral("export") : stem;
+}
+
+}  // namespace
 
 ModelTab::ModelTab(QWidget* parent) : QWidget(parent) {
   zoo_ = new ModelZooPanel;
@@ -43,6 +58,7 @@ ModelTab::ModelTab(QWidget* parent) : QWidget(parent) {
   cancel_->hide();
   status_ = new QLabel(tr("Pick a model and press Run."));
   export_ = new QToolButton;
+  export_->setObjectName(QStringLiteral("ModelExport"));
   export_->setText(tr("Export"));
   export_->setPopupMode(QToolButton::InstantPopup);
   export_->setMenu(new QMenu(export_));
@@ -70,10 +86,7 @@ ModelTab::ModelTab(QWidget* parent) : QWidget(parent) {
     views_.insert(name, view);
     // Each view scrolls on its own page, so the widest view does not set the window's
     // minimum width (a stack's minimum is the largest of its pages, shown or not).
-    auto* page = new QScrollArea;
-    page->setWidget(view);
-    page->setWidgetResizable(true);
-    page->setFrameShape(QFrame::NoFrame);
+    auto* page = new ViewPage(view);
     pages_.insert(view, page);
     stack_->addWidget(page);
     connect(view, &ModelView::stepRequested, stepBar_, &StepBar::setStep);
@@ -249,44 +262,57 @@ void ModelTab::exportTraceNpz(const QString& path) const {
   lsrl::studio::exportTraceNpz(*run_, path.toStdString());
 }
 
+QString ModelTab::askExportPath(const QString& title, const QString& stem, const QString& suffix) {
+  const QString kind = run_ ? QString::fromStdString(run_->kind) : QStringLiteral("model");
+  const QString proposed = QDir(exportDir_).filePath(kind + QLatin1Char('-') + stem + suffix);
+  QString path = QFileDialog::getSaveFileName(
+      this, title, proposed, tr("%1 files (*%2)").arg(suffix.mid(1).toUpper(), suffix));
+  if (path.isEmpty()) return path;
+  // A name typed without the suffix gets it, as the filter promises.
+  if (!path.endsWith(suffix, Qt::CaseInsensitive)) path += suffix;
+  exportDir_ = QFileInfo(path).absolutePath();
+  return path;
+}
+
+void ModelTab::writeExport(const QString& what, const QString& path,
+                           const std::function<void()>& write) {
+  try {
+    write();
+    status_->setText(tr("Exported %1 to %2").arg(what, QDir::toNativeSeparators(path)));
+  } catch (const std::exception& e) {
+    reportError(QString::fromUtf8(e.what()));
+    QMessageBox::warning(this, tr("Export failed"), QString::fromUtf8(e.what()));
+  }
+}
+
 void ModelTab::fillExportMenu() {
   QMenu* menu = export_->menu();
   menu->clear();
-  auto ask = [this](const QString& title, const QString& suffix) {
-    return QFileDialog::getSaveFileName(this, title, QString(), QStringLiteral("*%1").arg(suffix));
-  };
-  auto run = [this](const std::function<void()>& write) {
-    try {
-      write();
-    } catch (const std::exception& e) {
-      QMessageBox::warning(this, tr("Export failed"), QString::fromUtf8(e.what()));
-    }
-  };
   if (ModelView* v = currentView()) {
     for (const ViewExport& e : v->exports()) {
-      menu->addAction(e.label + QStringLiteral("…"), this, [ask, run, e] {
-        QString path = ask(e.label, e.suffix);
-        if (path.isEmpty()) return;
-        if (!path.endsWith(e.suffix)) path += e.suffix;
-        run([&] { e.write(path); });
+      menu->addAction(e.label + QStringLiteral("…"), this, [this, e] {
+        const QString path = askExportPath(e.label, fileStem(e.label), e.suffix);
+        if (!path.isEmpty()) writeExport(e.label, path, [&] { e.write(path); });
       });
     }
   }
   if (!run_) return;
   menu->addSeparator();
-  menu->addAction(tr("Trace array as CSV…"), this, [this, ask, run] {
+  menu->addAction(tr("Trace array as CSV…"), this, [this] {
     QStringList names;
     for (const Tensor& a : run_->trace.arrays()) names << QString::fromStdString(a.name);
     bool ok = false;
     const QString name =
         QInputDialog::getItem(this, tr("Trace array"), tr("Array"), names, 0, false, &ok);
     if (!ok) return;
-    const QString path = ask(tr("Trace array as CSV"), QStringLiteral(".csv"));
-    if (!path.isEmpty()) run([&] { exportTraceCsv(name, path); });
+    const QString what = tr("trace array %1 (CSV)").arg(name);
+    const QString path = askExportPath(what, fileStem(name), QStringLiteral(".csv"));
+    if (!path.isEmpty()) writeExport(what, path, [&] { exportTraceCsv(name, path); });
   });
-  menu->addAction(tr("Whole trace as .npz…"), this, [this, ask, run] {
-    const QString path = ask(tr("Whole trace as .npz"), QStringLiteral(".npz"));
-    if (!path.isEmpty()) run([&] { exportTraceNpz(path); });
+  menu->addAction(tr("Whole trace as .npz…"), this, [this] {
+    const QString what = tr("the whole trace (.npz)");
+    const QString path = askExportPath(what, QStringLiteral("trace"), QStringLiteral(".npz"));
+    if (!path.isEmpty()) writeExport(what, path, [&] { exportTraceNpz(path); });
   });
 }
 

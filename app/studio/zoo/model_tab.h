@@ -8,6 +8,7 @@
 #include <QFutureWatcher>
 #include <QMap>
 #include <QWidget>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -66,6 +67,11 @@ class ModelTab : public QWidget {
   void finishRun(uint64_t id);
   void showRun(std::shared_ptr<const ModelRun> run);
   void fillExportMenu();
+  // Asks where to write an export (proposing <kind>-<stem><suffix> in the folder of the
+  // last export); the path ends in `suffix`, empty when the person cancels.
+  QString askExportPath(const QString& title, const QString& stem, const QString& suffix);
+  // Runs `write`; the status line says what was written where, or the error.
+  void writeExport(const QString& what, const QString& path, const std::function<void()>& write);
   void reportError(const QString& what);
 
   ModelZooPanel* zoo_;
@@ -86,6 +92,7 @@ class ModelTab : public QWidget {
   QFutureWatcher<RunOutcome>* watcher_ = nullptr;
   uint64_t runId_ = 0;
   QString lastError_;
+  QString exportDir_;  // where the last export went
 };
 
 }  // namespace lsrl::studio

@@ -50,6 +50,7 @@ QWidget* fileRow(QLineEdit* edit, QWidget* parent, const QString& filter) {
 
 ModelZooPanel::ModelZooPanel(QWidget* parent) : QWidget(parent) {
   kind_ = new QComboBox;
+  kind_->setObjectName(QStringLiteral("ModelKind"));
   for (const std::string& kind : models::seedModelKinds())
     kind_->addItem(QString::fromUtf8(kindTitle(kind)), QString::fromStdString(kind));
   config_ = new QTableWidget(0, 2);

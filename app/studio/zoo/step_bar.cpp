@@ -14,8 +14,10 @@
 namespace lsrl::studio {
 
 StepBar::StepBar(QWidget* parent) : QWidget(parent) {
-  auto button = [this](QStyle::StandardPixmap icon, const QString& tip, QKeySequence key) {
+  auto button = [this](const char* name, QStyle::StandardPixmap icon, const QString& tip,
+                       QKeySequence key) {
     auto* b = new QToolButton;
+    b->setObjectName(QString::fromLatin1(name));
     b->setIcon(style()->standardIcon(icon));
     b->setToolTip(tip + QStringLiteral(" (") + key.toString(QKeySequence::NativeText) +
                   QLatin1Char(')'));
@@ -26,12 +28,16 @@ StepBar::StepBar(QWidget* parent) : QWidget(parent) {
     connect(action, &QAction::triggered, b, &QToolButton::click);
     return b;
   };
-  first_ = button(QStyle::SP_MediaSkipBackward, tr("First step"), QKeySequence(Qt::Key_Home));
-  back_ = button(QStyle::SP_MediaSeekBackward, tr("Step back"), QKeySequence(Qt::Key_Left));
-  play_ = button(QStyle::SP_MediaPlay, tr("Play / pause"), QKeySequence(Qt::Key_Space));
+  first_ = button("StepFirst", QStyle::SP_MediaSkipBackward, tr("First step"),
+                  QKeySequence(Qt::Key_Home));
+  back_ =
+      button("StepBack", QStyle::SP_MediaSeekBackward, tr("Step back"), QKeySequence(Qt::Key_Left));
+  play_ = button("StepPlay", QStyle::SP_MediaPlay, tr("Play / pause"), QKeySequence(Qt::Key_Space));
   play_->setCheckable(true);
-  forward_ = button(QStyle::SP_MediaSeekForward, tr("Step forward"), QKeySequence(Qt::Key_Right));
-  last_ = button(QStyle::SP_MediaSkipForward, tr("Last step"), QKeySequence(Qt::Key_End));
+  forward_ = button("StepForward", QStyle::SP_MediaSeekForward, tr("Step forward"),
+                    QKeySequence(Qt::Key_Right));
+  last_ =
+      button("StepLast", QStyle::SP_MediaSkipForward, tr("Last step"), QKeySequence(Qt::Key_End));
   slider_ = new QSlider(Qt::Horizontal);
   box_ = new QSpinBox;
   box_->setToolTip(tr("Go to step"));
@@ -41,6 +47,7 @@ StepBar::StepBar(QWidget* parent) : QWidget(parent) {
   rate_->setSuffix(tr(" steps/s"));
   rate_->setToolTip(tr("Playing speed"));
   label_ = new QLabel;
+  label_->setObjectName(QStringLiteral("StepLabel"));
   label_->setMinimumWidth(110);
   timer_ = new QTimer(this);
 

@@ -2,6 +2,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QFontMetrics>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QVBoxLayout>
@@ -20,7 +21,9 @@ StepChart::StepChart(const QString& title, const QString& stepTitle, const QStri
     : QWidget(parent) {
   chart_ = new QChart;
   chart_->setTitle(title);
-  chart_->legend()->setAlignment(Qt::AlignBottom);
+  // Beside the plot, not under it: the charts beside a view are short, and a row of
+  // legend would take the height their value labels need.
+  chart_->legend()->setAlignment(Qt::AlignRight);
   chart_->setMargins(QMargins(4, 4, 4, 4));
   axisX_ = new QValueAxis;
   axisX_->setTitleText(stepTitle);
@@ -34,6 +37,8 @@ StepChart::StepChart(const QString& title, const QString& stepTitle, const QStri
   chart_->addSeries(marker_);
   marker_->attachAxis(axisX_);
   marker_->attachAxis(axisY_);
+  // A short chart fits fewer value labels: choose them again when the plot area changes.
+  connect(chart_, &QChart::plotAreaChanged, this, [this] { fitValueAxis(); });
   view_ = new QChartView(chart_);
   view_->setRenderHint(QPainter::Antialiasing);
   auto* layout = new QVBoxLayout(this);
@@ -73,8 +78,10 @@ void StepChart::setCurves(const std::vector<StepCurve>& curves, int firstStep) {
   // Nearly constant curves (slot norms of 1 ± 1e-16) get a readable span around them.
   const double pad =
       std::max({0.05 * (hi - lo), 0.05 * std::max(std::abs(lo), std::abs(hi)), 1e-6});
-  axisY_->setRange(lo - pad, hi + pad);
-  axisY_->applyNiceNumbers();
+  valueLo_ = lo - pad;
+  valueHi_ = hi + pad;
+  valueTicks_ = 0;
+  fitValueAxis();
   axisX_->setRange(firstStep, std::max(firstStep + 1, lastStep));
   const std::vector<double> ticks = niceTicks(firstStep, std::max(firstStep + 1, lastStep), 8);
   axisX_->setTickType(QValueAxis::TicksDynamic);
@@ -82,6 +89,27 @@ void StepChart::setCurves(const std::vector<StepCurve>& curves, int firstStep) {
   axisX_->setTickInterval(ticks.size() > 1 ? std::max(1.0, ticks[1] - ticks[0]) : 1.0);
   for (QLegendMarker* m : chart_->legend()->markers(marker_)) m->setVisible(false);
   chart_->legend()->setVisible(curves.size() > 1);
+  placeMarker();
+}
+
+void StepChart::fitValueAxis() {
+  // Qt Charts elides a value label to "..." when the axis height divided among the labels
+  // is less than a line of text (plus its padding): ask for only as many as fit.
+  const double height = chart_->plotArea().height();
+  const int line = QFontMetrics(axisY_->labelsFont()).height() + 12;
+  const int fit = std::clamp(static_cast<int>(height / line), 2, 6);
+  if (fit == valueTicks_) return;
+  valueTicks_ = fit;
+  // The finest nice step (1, 2, 5 × 10^k) that puts at most `fit` ticks in the range.
+  std::vector<double> ticks;
+  for (int target = fit; target >= 1; --target) {
+    ticks = niceTicks(valueLo_, valueHi_, target);
+    if (static_cast<int>(ticks.size()) <= fit) break;
+  }
+  axisY_->setRange(valueLo_, valueHi_);
+  axisY_->setTickType(QValueAxis::TicksDynamic);
+  axisY_->setTickAnchor(ticks.empty() ? valueLo_ : ticks.front());
+  axisY_->setTickInterval(ticks.size() > 1 ? ticks[1] - ticks[0] : valueHi_ - valueLo_);
   placeMarker();
 }
 

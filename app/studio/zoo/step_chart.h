@@ -39,6 +39,8 @@ class StepChart : public QWidget {
 
  private:
   void placeMarker();
+  // The value axis over [valueLo_, valueHi_] with nice ticks, as many as fit its height.
+  void fitValueAxis();
 
   QChart* chart_;
   QChartView* view_;
@@ -47,6 +49,8 @@ class StepChart : public QWidget {
   QLineSeries* marker_;
   std::vector<QLineSeries*> lines_;
   int step_ = 0;
+  double valueLo_ = 0, valueHi_ = 1;  // the curves' range with a margin
+  int valueTicks_ = 0;                // the label count fitValueAxis chose
 };
 
 }  // namespace lsrl::studio

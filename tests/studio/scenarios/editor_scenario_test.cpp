@@ -1,0 +1,584 @@
+// The editor in a person's hands (issue 17): every flow starts from an empty window and
+// goes through mouse and keyboard events on the real widgets and the graph view's
+// viewport. What is checked is what the person sees: the edges drawn, the boxes' marks,
+// the Overview, the Problems list, the status bar and the enabled actions.
+#include <gtest/gtest.h>
+
+#include <QCheckBox>
+#include <QFile>
+#include <QLabel>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTreeWidget>
+
+#include "app/studio/editor/minimap.h"
+#include "app/studio/panels/matrix_editor.h"
+#include "app/studio/panels/palette_panel.h"
+#include "app/studio/panels/problems_panel.h"
+#include "app/studio/panels/properties_panel.h"
+#include "app/studio/stepper/stepper_view.h"
+#include "app/studio/window/layout_runner.h"
+#include "core/io/graph_file.h"
+#include "studio/scenarios/editor_driver.h"
+
+namespace lsrl::studio {
+namespace {
+
+using namespace scenario;
+
+GraphView* editor(Session& s) { return s->graphView(); }
+
+// The person's way to a blank program: "New program" on the start page when it shows,
+// else File > New.
+void startNewProgram(Session& s) {
+  if (QAbstractButton* b = button(s.window.get(), QStringLiteral("New program"))) {
+    click(b);
+  } else {
+    menu(*s.window, QStringLiteral("File"), QStringLiteral("New"));
+  }
+  ASSERT_TRUE(waitUntil([&] { return editor(s)->isVisible(); }, 3000));
+}
+
+// Double-clicks a palette entry (the palette adds it) and returns the new node's id:
+// the box the editor selects afterwards.
+NodeId addFromPalette(Session& s, const QString& entry) {
+  clickTreeItem(s->palettePanel()->tree(), entry, /*dbl=*/true);
+  const QList<ItemRef> selected = editor(s)->selectedItems();
+  EXPECT_EQ(selected.size(), 1) << "the new " << entry.toStdString() << " is selected";
+  if (selected.isEmpty()) return kNoNode;
+  return selected.front().kind == ItemRef::Kind::Node
+             ? selected.front().id
+             : s->document()->graph().groups()[selected.front().id].output;
+}
+
+QAbstractButton* setOutputButton(Session& s) {
+  return button(s->propertiesPanel(), QStringLiteral("Set as output"));
+}
+
+QString problemsHeader(Session& s) {
+  auto* header = s->problemsPanel()->findChild<QLabel*>(QStringLiteral("problemsHeader"));
+  return header ? header->text() : QString();
+}
+
+QAction* editAction(Session& s, const QString& startsWith) {
+  for (QAction* a : s->menuBar()->actions()) {
+    if (a->text().remove(QLatin1Char('&')) != QLatin1String("Edit")) continue;
+    for (QAction* item : a->menu()->actions())
+      if (item->text().remove(QLatin1Char('&')).startsWith(startsWith)) return item;
+  }
+  return nullptr;
+}
+
+// Ctrl+Z / Ctrl+Shift+Z pressed while the graph has focus.
+void undoKey(Session& s) {
+  editor(s)->setFocus();
+  key(canvas(editor(s)), Qt::Key_Z, Qt::ControlModifier);
+}
+void redoKey(Session& s) {
+  editor(s)->setFocus();
+  key(canvas(editor(s)), Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+}
+
+// Types `text` into cell (row, col) of the matrix editor tab `field` of the selection.
+void typeIntoMatrix(Session& s, const QString& field, int row, int col, const QString& text) {
+  PropertiesPanel* panel = s->propertiesPanel();
+  clickTab(panel, field);
+  settle(50);
+  MatrixEditor* editorWidget = nullptr;
+  for (MatrixEditor* m : panel->findChildren<MatrixEditor*>())
+    if (m->isVisible()) editorWidget = m;
+  ASSERT_NE(editorWidget, nullptr);
+  QTableView* table = editorWidget->table();
+  const QRect cell = table->visualRect(table->model()->index(row, col));
+  doubleClick(table->viewport(), cell.center());
+  QWidget* field_ = QApplication::focusWidget();
+  ASSERT_NE(field_, nullptr);
+  QTest::keyClick(field_, Qt::Key_A, Qt::ControlModifier);
+  type(field_, text);
+  key(field_, Qt::Key_Return);
+}
+
+// The Overview's picture now (after its refresh timer ran).
+QImage overviewPicture(Session& s) {
+  auto* overview = s->findChild<Minimap*>();
+  EXPECT_NE(overview, nullptr);
+  settle(250);
+  return overview ? overview->grab().toImage() : QImage();
+}
+
+// ---- item 1: undo of "Set as output" in a new program ---------------------------------
+
+TEST(EditorScenario, UndoingSetOutputInANewProgramKeepsTheWindowAndTheWork) {
+  Session s;
+  startNewProgram(s);
+  const NodeId input = addFromPalette(s, QStringLiteral("Input"));
+  const NodeId state = addFromPalette(s, QStringLiteral("LinState"));
+  ASSERT_NE(state, kNoNode);
+  click(setOutputButton(s));
+  EXPECT_TRUE(boxShowing(editor(s), state)->isOutput());
+  click(canvas(editor(s)), emptyCanvasPoint(editor(s)));
+  undoKey(s);  // takes back "Set as output" (it crashed here)
+  EXPECT_FALSE(boxShowing(editor(s), state)->isOutput());
+  EXPECT_EQ(s->document()->graph().output(), kNoNode);
+  EXPECT_TRUE(s->document()->graph().contains(input));
+  EXPECT_TRUE(s->document()->graph().contains(state));
+  checkpoint(*s, QStringLiteral("editor_1_set_output_undone"));
+  redoKey(s);
+  EXPECT_TRUE(boxShowing(editor(s), state)->isOutput());
+}
+
+// ---- item 2: connecting in a new program; the canvas follows; undo --------------------
+
+TEST(EditorScenario, ConnectingInANewProgramDrawsTheEdgeAndUndoTakesItBack) {
+  Session s;
+  startNewProgram(s);
+  const NodeId input = addFromPalette(s, QStringLiteral("Input"));
+  const NodeId state = addFromPalette(s, QStringLiteral("LinState"));
+  const QString before = problemsHeader(s);
+  connectForward(editor(s), input, state, 0);
+  EXPECT_TRUE(edgeDrawn(editor(s), input, state)) << "no edge drawn (no output set yet)";
+  EXPECT_TRUE(s->statusBar()->currentMessage().startsWith(QStringLiteral("Connected")))
+      << s->statusBar()->currentMessage().toStdString();
+  EXPECT_FALSE(boxShowing(editor(s), state)->hasProblems() &&
+               s->document()->problemsOf(state).empty());
+  EXPECT_TRUE(s->document()->problemsOf(state).empty()) << "its input is connected now";
+  EXPECT_NE(problemsHeader(s), before);
+  checkpoint(*s, QStringLiteral("editor_2_connected"));
+  // Undo: the edge, the problem marks and the Properties panel follow.
+  clickBox(editor(s), boxShowing(editor(s), state));
+  undoKey(s);
+  EXPECT_FALSE(edgeDrawn(editor(s), input, state));
+  EXPECT_TRUE(boxShowing(editor(s), state)->hasProblems());
+  EXPECT_EQ(problemsHeader(s), before);
+  EXPECT_TRUE(s->propertiesPanel()->problemsText().contains(QStringLiteral("not connected")))
+      << s->propertiesPanel()->problemsText().toStdString();
+  // The same with the output set first.
+  click(setOutputButton(s));
+  connectForward(editor(s), input, state, 0);
+  EXPECT_TRUE(edgeDrawn(editor(s), input, state));
+  EXPECT_EQ(problemsHeader(s), QStringLiteral("No problems"));
+  checkpoint(*s, QStringLiteral("editor_2_connected_with_output"));
+}
+
+// ---- item 3: a connection dragged out of an open input port --------------------------
+
+TEST(EditorScenario, DraggingFromAnOpenInputPortConnectsInsteadOfMovingTheBox) {
+  Session s;
+  startNewProgram(s);
+  const NodeId input = addFromPalette(s, QStringLiteral("Input"));
+  const NodeId relu = addFromPalette(s, QStringLiteral("ReLU"));
+  BoxItem* box = boxShowing(editor(s), relu);
+  const QPointF placed = box->pos();
+  connectBackward(editor(s), relu, 0, input);
+  EXPECT_EQ(boxShowing(editor(s), relu)->pos(), placed) << "the box moved";
+  EXPECT_TRUE(edgeDrawn(editor(s), input, relu));
+  EXPECT_EQ(s->document()->graph().node(relu).inputs, std::vector<NodeId>{input});
+  // Onto a box that cannot feed it: refused with the reason, nothing changes.
+  const NodeId other = addFromPalette(s, QStringLiteral("Input"));
+  const NodeId linear = addFromPalette(s, QStringLiteral("Linear"));
+  connectBackward(editor(s), linear, 0, linear);
+  EXPECT_TRUE(s->statusBar()->currentMessage().contains(QStringLiteral("own value")))
+      << s->statusBar()->currentMessage().toStdString();
+  EXPECT_EQ(s->document()->graph().node(linear).inputs, std::vector<NodeId>{kNoNode});
+  (void)other;
+  checkpoint(*s, QStringLiteral("editor_3_connected_backwards"));
+}
+
+// ---- item 4: moving the output --------------------------------------------------------
+
+TEST(EditorScenario, MovingTheOutputUnmarksTheOldOutput) {
+  Session s;
+  startNewProgram(s);
+  addFromPalette(s, QStringLiteral("Input"));
+  const NodeId first = addFromPalette(s, QStringLiteral("ReLU"));
+  click(setOutputButton(s));
+  const NodeId second = addFromPalette(s, QStringLiteral("Linear"));
+  click(setOutputButton(s));
+  EXPECT_TRUE(boxShowing(editor(s), second)->isOutput());
+  EXPECT_FALSE(boxShowing(editor(s), first)->isOutput()) << "the old output keeps its mark";
+  undoKey(s);
+  EXPECT_TRUE(boxShowing(editor(s), first)->isOutput());
+  EXPECT_FALSE(boxShowing(editor(s), second)->isOutput());
+  checkpoint(*s, QStringLiteral("editor_4_output_moved_back"));
+}
+
+// ---- item 5: the Overview follows and draws edges --------------------------------------
+
+// Pixels that differ between two Overview pictures outside every box (ports included).
+int changedOutsideBoxes(Session& s, const QImage& a, const QImage& b) {
+  auto* overview = s->findChild<Minimap*>();
+  if (overview == nullptr || a.size() != b.size()) return 0;
+  std::vector<QRectF> boxes;
+  for (BoxItem* box : editor(s)->graphScene()->boxes())
+    boxes.push_back(overview->fromScene(box->sceneBoundingRect()).adjusted(-2, -2, 2, 2));
+  const double ratio = a.devicePixelRatio();
+  int count = 0;
+  for (int y = 0; y < a.height(); ++y) {
+    for (int x = 0; x < a.width(); ++x) {
+      const QPointF at(x / ratio, y / ratio);
+      if (std::any_of(boxes.begin(), boxes.end(), [&](const QRectF& r) { return r.contains(at); }))
+        continue;
+      if (a.pixel(x, y) != b.pixel(x, y)) ++count;
+    }
+  }
+  return count;
+}
+
+TEST(EditorScenario, TheOverviewFollowsEditsAndSelectionAndDrawsEdges) {
+  Session s;
+  startNewProgram(s);
+  const NodeId input = addFromPalette(s, QStringLiteral("Input"));
+  const NodeId state = addFromPalette(s, QStringLiteral("LinState"));
+  connectForward(editor(s), input, state, 0);
+  click(canvas(editor(s)), emptyCanvasPoint(editor(s)));  // nothing selected
+  const QImage connected = overviewPicture(s);
+  // The same view without the edge: whatever differs outside the boxes is the edge.
+  undoKey(s);
+  const QImage unconnected = overviewPicture(s);
+  EXPECT_NE(connected, unconnected) << "the Overview did not follow the connection";
+  EXPECT_GT(changedOutsideBoxes(s, connected, unconnected), 10) << "the Overview draws no edge";
+  redoKey(s);
+  EXPECT_EQ(overviewPicture(s), connected) << "the Overview did not follow the redo";
+  clickBox(editor(s), boxShowing(editor(s), state));
+  const QImage selected = overviewPicture(s);
+  EXPECT_NE(selected, connected) << "the Overview did not follow the selection";
+  QLineEdit* name = s->propertiesPanel()->nameEdit();
+  click(name);
+  type(name, QStringLiteral("a_much_longer_name"));
+  key(name, Qt::Key_Return);
+  EXPECT_EQ(s->document()->graph().node(state).name, "a_much_longer_name");
+  EXPECT_NE(overviewPicture(s), selected) << "the Overview did not follow the rename";
+  checkpoint(*s, QStringLiteral("editor_5_overview"));
+}
+
+// ---- opening files as a person does ------------------------------------------------------
+
+void openThroughDialog(Session& s, const QString& path) {
+  auto answered = std::make_shared<bool>(false);
+  answerFileDialog(path, answered);
+  menu(*s.window, QStringLiteral("File"), QStringLiteral("Open"));
+  ASSERT_TRUE(waitUntil([&] { return *answered; }, 5000)) << "no file dialog appeared";
+  ASSERT_TRUE(waitUntil(
+      [&] { return s->document()->filePath() == QFileInfo(path).absoluteFilePath(); }, 5000))
+      << "the file did not open: " << s->lastError().toStdString();
+  settle(100);
+}
+
+// ---- item 8: deleting keeps ids, the selection and the sugar parameters --------------------
+
+TEST(EditorScenario, DeletingANodeKeepsEveryOtherIdTheSelectionAndTheSugarParameters) {
+  Session s;
+  openThroughDialog(s, test::examplePath("more_ones.json"));
+  const Graph before = s->document()->graph();
+  const NodeId zeros = before.findByName("zeros");
+  ASSERT_NE(zeros, kNoNode);
+  clickBox(editor(s), boxShowing(editor(s), zeros));
+  ASSERT_EQ(editor(s)->selectedItems().size(), 1);
+  key(canvas(editor(s)), Qt::Key_Delete);
+  const Graph& after = s->document()->graph();
+  EXPECT_FALSE(after.contains(zeros));
+  for (const Node& n : before.nodes()) {
+    if (n.id == zeros) continue;
+    ASSERT_TRUE(after.contains(n.id)) << "node " << n.id << " lost its id";
+    EXPECT_EQ(after.node(n.id).op, n.op);
+    EXPECT_EQ(after.node(n.id).name, n.name) << "node " << n.id << " is another node now";
+  }
+  EXPECT_TRUE(editor(s)->selectedItems().isEmpty()) << "the selection jumped to another node";
+  for (size_t g = 0; g < before.groups().size(); ++g)
+    EXPECT_EQ(after.groups()[g].params, before.groups()[g].params) << "group " << g;
+  // The f_larger box still names its operands as before.
+  EXPECT_EQ(s->propertiesPanel()->selection().size(), 0);
+  checkpoint(*s, QStringLiteral("editor_8_deleted"));
+  EXPECT_EQ(editAction(s, QStringLiteral("Undo"))->text().remove(QLatin1Char('&')),
+            QStringLiteral("Undo Delete node %1").arg(zeros));
+  undoKey(s);
+  EXPECT_TRUE(s->document()->graph().contains(zeros));
+  EXPECT_EQ(graphToString(s->document()->graph()), graphToString(before));
+}
+
+// ---- item 9: Expand All Groups lays the boxes out ------------------------------------------
+
+bool boxesOverlap(GraphView* view) {
+  const auto& boxes = view->graphScene()->boxes();
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    const QRectF a = boxes[i]->mapRectToScene(boxes[i]->boxRect());
+    for (size_t j = i + 1; j < boxes.size(); ++j)
+      if (a.intersects(boxes[j]->mapRectToScene(boxes[j]->boxRect()))) return true;
+  }
+  return false;
+}
+
+TEST(EditorScenario, ExpandAllGroupsLeavesNoBoxesOverlapping) {
+  Session s;
+  openThroughDialog(s, test::examplePath("more_ones.json"));
+  menu(*s.window, QStringLiteral("View"), QStringLiteral("Expand All Groups"));
+  ASSERT_TRUE(waitUntil([&] { return !s->layoutRunner()->isRunning(); }, 20000));
+  settle(200);
+  EXPECT_FALSE(boxesOverlap(editor(s))) << "boxes overlap after Expand All Groups";
+  checkpoint(*s, QStringLiteral("editor_9_expanded_all"));
+  // One undo takes back the expansion and its layout.
+  const QString text = editAction(s, QStringLiteral("Undo"))->text();
+  EXPECT_TRUE(text.contains(QStringLiteral("Expand all groups"))) << text.toStdString();
+  undoKey(s);
+  for (const Group& g : s->document()->graph().groups()) EXPECT_FALSE(g.expanded);
+  EXPECT_FALSE(s->document()->isModified());
+}
+
+// ---- item 11: smaller defects ------------------------------------------------------------
+
+TEST(EditorScenario, ARefusedValueIsClearedByUndoAndByChoosingAgain) {
+  Session s;
+  startNewProgram(s);
+  addFromPalette(s, QStringLiteral("Input"));
+  const NodeId linear = addFromPalette(s, QStringLiteral("Linear"));
+  typeIntoMatrix(s, QStringLiteral("A"), 0, 0, QStringLiteral("1/0"));
+  MatrixEditor* a = s->propertiesPanel()->matrixEditor(Field::A);
+  ASSERT_NE(a, nullptr);
+  EXPECT_FALSE(a->errorText().isEmpty()) << "1/0 is refused with a reason";
+  // Choosing the node again starts clean.
+  click(canvas(editor(s)), emptyCanvasPoint(editor(s)));
+  clickBox(editor(s), boxShowing(editor(s), linear));
+  a = s->propertiesPanel()->matrixEditor(Field::A);
+  ASSERT_NE(a, nullptr);
+  EXPECT_TRUE(a->errorText().isEmpty()) << a->errorText().toStdString();
+  // A good value, a bad one, then undo: the refusal goes too.
+  typeIntoMatrix(s, QStringLiteral("A"), 0, 0, QStringLiteral("sqrt(2)"));
+  typeIntoMatrix(s, QStringLiteral("A"), 0, 0, QStringLiteral("abc"));
+  EXPECT_FALSE(s->propertiesPanel()->matrixEditor(Field::A)->errorText().isEmpty());
+  undoKey(s);
+  EXPECT_TRUE(s->propertiesPanel()->matrixEditor(Field::A)->errorText().isEmpty());
+  EXPECT_TRUE(s->document()->graph().node(linear).A.at(0, 0).isOne());
+  checkpoint(*s, QStringLiteral("editor_11_refusal_cleared"));
+}
+
+TEST(EditorScenario, OpeningAnotherFileEmptiesTheFindBox) {
+  Session s;
+  openThroughDialog(s, test::examplePath("more_ones.json"));
+  auto* find = findVisible<QLineEdit>(s.window.get(), QStringLiteral("searchField"));
+  ASSERT_NE(find, nullptr);
+  click(find);
+  type(find, QStringLiteral("zeros"));
+  key(find, Qt::Key_Return);
+  openThroughDialog(s, test::examplePath("vec2vec_n2_m1_direct.json"));
+  EXPECT_TRUE(find->text().isEmpty()) << "the old query stayed: " << find->text().toStdString();
+}
+
+TEST(EditorScenario, SaveAsAddsTheExtensionAndSaysWhereItSaved) {
+  Session s;
+  startNewProgram(s);
+  addFromPalette(s, QStringLiteral("Input"));
+  const QString typed = s.files.filePath(QStringLiteral("my_program"));
+  auto answered = std::make_shared<bool>(false);
+  answerFileDialog(typed, answered);
+  key(s.window.get(), Qt::Key_S, Qt::ControlModifier | Qt::ShiftModifier);
+  ASSERT_TRUE(waitUntil([&] { return *answered; }, 5000));
+  const QString saved = typed + QStringLiteral(".json");
+  EXPECT_TRUE(QFile::exists(saved)) << "not saved as " << saved.toStdString();
+  EXPECT_FALSE(QFile::exists(typed)) << "saved without an extension";
+  EXPECT_TRUE(s->statusBar()->currentMessage().contains(QStringLiteral("my_program.json")))
+      << s->statusBar()->currentMessage().toStdString();
+  EXPECT_TRUE(s->windowTitle().startsWith(QStringLiteral("my_program.json")))
+      << s->windowTitle().toStdString();
+}
+
+TEST(EditorScenario, FitToWindowNeverEnlargesASmallGraph) {
+  Session s;
+  startNewProgram(s);
+  addFromPalette(s, QStringLiteral("Input"));
+  addFromPalette(s, QStringLiteral("ReLU"));
+  menu(*s.window, QStringLiteral("View"), QStringLiteral("Fit to Window"));
+  EXPECT_LE(editor(s)->zoom(), 1.0 + 1e-9)
+      << "two boxes fitted at " << editor(s)->zoom() * 100 << " %";
+}
+
+TEST(EditorScenario, TheModelsTabShowsNoProblemsOfTheGraph) {
+  Session s;
+  openThroughDialog(s, test::examplePath("more_ones.json"));
+  startNewProgram(s);  // an empty program: it has problems (no Input, no output)
+  clickTab(s.window.get(), QStringLiteral("Models"));
+  for (QLabel* label : s->statusBar()->findChildren<QLabel*>()) {
+    if (!label->isVisible()) continue;
+    EXPECT_FALSE(label->text().contains(QStringLiteral("problem")))
+        << "the Models tab shows " << label->text().toStdString();
+  }
+}
+
+// ---- the whole flow: more_ones from an empty window ---------------------------------------
+
+// What the person sees of the document at one moment: its text (what Save writes), the
+// canvas, the Problems header and the Undo entry (the Redo entry differs by design
+// between a state reached forwards and the same state reached by undo).
+struct Seen {
+  std::string document;
+  std::string canvas;
+  QString problems;
+  QString undo;
+  bool operator==(const Seen&) const = default;
+};
+
+void PrintTo(const Seen& s, std::ostream* os) {
+  *os << "problems '" << s.problems.toStdString() << "', undo '" << s.undo.toStdString()
+      << "'\ncanvas:\n"
+      << s.canvas << "document:\n"
+      << s.document;
+}
+
+Seen seen(Session& s) {
+  QAction* undo = editAction(s, QStringLiteral("Undo"));
+  return Seen{s->document()->toText(), sceneSignature(editor(s)), problemsHeader(s),
+              undo->isEnabled() ? undo->text() : QString()};
+}
+
+void renameSelected(Session& s, const QString& name) {
+  QLineEdit* field = s->propertiesPanel()->nameEdit();
+  click(field);
+  QTest::keyClick(field, Qt::Key_A, Qt::ControlModifier);
+  type(field, name);
+  key(field, Qt::Key_Return);
+}
+
+NodeId memberOf(Session& s, GroupId group, Op op) {
+  for (NodeId id : s->document()->graph().groups()[group].nodes)
+    if (s->document()->graph().node(id).op == op) return id;
+  return kNoNode;
+}
+
+TEST(EditorScenario, BuildsMoreOnesFromNothingUndoesRedoesSavesReopensAndRunsIt) {
+  Session s;
+  startNewProgram(s);
+  std::vector<Seen> states{seen(s)};
+  std::vector<QString> steps{QStringLiteral("empty")};
+  auto done = [&](const QString& step) {
+    states.push_back(seen(s));
+    steps.push_back(step);
+    EXPECT_NE(states.back(), states[states.size() - 2]) << step.toStdString() << " changed nothing";
+  };
+
+  // The nodes, from the palette; names and exact values typed in.
+  const NodeId input = addFromPalette(s, QStringLiteral("Input"));
+  done(QStringLiteral("add Input"));
+  const NodeId ones = addFromPalette(s, QStringLiteral("LinState"));
+  done(QStringLiteral("add LinState"));
+  renameSelected(s, QStringLiteral("ones"));
+  done(QStringLiteral("rename ones"));
+  const NodeId notNode = addFromPalette(s, QStringLiteral("Linear"));
+  done(QStringLiteral("add Linear"));
+  renameSelected(s, QStringLiteral("not"));
+  done(QStringLiteral("rename not"));
+  typeIntoMatrix(s, QStringLiteral("A"), 0, 0, QStringLiteral("-1"));
+  done(QStringLiteral("A = -1"));
+  typeIntoMatrix(s, QStringLiteral("b"), 0, 0, QStringLiteral("2/2"));
+  done(QStringLiteral("b = 2/2"));
+  const NodeId zeros = addFromPalette(s, QStringLiteral("LinState"));
+  done(QStringLiteral("add LinState"));
+  renameSelected(s, QStringLiteral("zeros"));
+  done(QStringLiteral("rename zeros"));
+  // f_larger with scale 10, typed into the palette's form.
+  clickTreeItem(s->palettePanel()->tree(), QStringLiteral("f_larger"));
+  auto* scale = findVisible<QLineEdit>(s->palettePanel(), QStringLiteral("param_scale"));
+  ASSERT_NE(scale, nullptr);
+  click(scale);
+  QTest::keyClick(scale, Qt::Key_A, Qt::ControlModifier);
+  type(scale, QStringLiteral("10"));
+  click(button(s->palettePanel(), QStringLiteral("Add")));
+  ASSERT_EQ(editor(s)->selectedItems().size(), 1);
+  const GroupId larger = editor(s)->selectedItems().front().id;
+  ASSERT_EQ(editor(s)->selectedItems().front().kind, ItemRef::Kind::Group);
+  done(QStringLiteral("add f_larger"));
+  checkpoint(*s, QStringLiteral("more_ones_1_nodes_added"));
+
+  // Wiring, dragged both ways.
+  connectForward(editor(s), input, ones, 0);
+  EXPECT_TRUE(edgeDrawn(editor(s), input, ones));
+  done(QStringLiteral("connect input -> ones"));
+  connectForward(editor(s), input, notNode, 0);
+  EXPECT_TRUE(edgeDrawn(editor(s), input, notNode));
+  done(QStringLiteral("connect input -> not"));
+  connectBackward(editor(s), zeros, 0, notNode);
+  EXPECT_TRUE(edgeDrawn(editor(s), notNode, zeros));
+  done(QStringLiteral("connect not -> zeros (from the input port)"));
+  doubleClick(canvas(editor(s)), bodyOf(editor(s), groupBox(editor(s), larger)));
+  ASSERT_TRUE(waitUntil([&] { return editor(s)->graphScene()->frameOf(larger) != nullptr; }, 3000));
+  done(QStringLiteral("expand f_larger"));
+  const NodeId concat = memberOf(s, larger, Op::Concat);
+  ASSERT_NE(concat, kNoNode);
+  connectForward(editor(s), ones, concat, 0);
+  EXPECT_TRUE(edgeDrawn(editor(s), ones, concat));
+  done(QStringLiteral("connect ones -> concat[0]"));
+  connectBackward(editor(s), concat, 1, zeros);
+  EXPECT_TRUE(edgeDrawn(editor(s), zeros, concat));
+  done(QStringLiteral("connect zeros -> concat[1] (from the input port)"));
+  // The result is f_larger's output, inside its collapsed f_step: that box's Properties.
+  const NodeId result = s->document()->graph().groups()[larger].output;
+  clickBox(editor(s), boxShowing(editor(s), result));
+  ASSERT_EQ(editor(s)->selectedItems().size(), 1);
+  EXPECT_EQ(editor(s)->selectedItems().front().kind, ItemRef::Kind::Group);
+  click(setOutputButton(s));
+  EXPECT_TRUE(boxShowing(editor(s), result)->isOutput());
+  done(QStringLiteral("set output"));
+  EXPECT_EQ(problemsHeader(s), QStringLiteral("No problems"));
+  EXPECT_TRUE(editAction(s, QStringLiteral("Undo"))->isEnabled());
+  EXPECT_FALSE(editAction(s, QStringLiteral("Redo"))->isEnabled());
+  checkpoint(*s, QStringLiteral("more_ones_2_wired"));
+
+  // Undo every step back to the empty program, then redo them all: each state is the one
+  // seen before, document and picture.
+  for (size_t k = states.size() - 1; k > 0; --k) {
+    const QString undoing = editAction(s, QStringLiteral("Undo"))->text().mid(6);  // "&Undo "
+    undoKey(s);
+    EXPECT_EQ(seen(s), states[k - 1]) << "undo of " << steps[k].toStdString();
+    EXPECT_EQ(editAction(s, QStringLiteral("Redo"))->text().mid(6), undoing);
+  }
+  EXPECT_FALSE(editAction(s, QStringLiteral("Undo"))->isEnabled());
+  checkpoint(*s, QStringLiteral("more_ones_3_all_undone"));
+  for (size_t k = 1; k < states.size(); ++k) {
+    redoKey(s);
+    EXPECT_EQ(seen(s), states[k]) << "redo of " << steps[k].toStdString();
+  }
+  checkpoint(*s, QStringLiteral("more_ones_4_all_redone"));
+
+  // Save (the name typed without an extension), start anew, open it again.
+  const QString path = s.files.filePath(QStringLiteral("more_ones_by_hand"));
+  auto answered = std::make_shared<bool>(false);
+  answerFileDialog(path, answered);
+  key(canvas(editor(s)), Qt::Key_S, Qt::ControlModifier);
+  ASSERT_TRUE(waitUntil([&] { return *answered; }, 5000));
+  ASSERT_TRUE(QFile::exists(path + QStringLiteral(".json")));
+  const std::string saved = s->document()->toText();
+  menu(*s.window, QStringLiteral("File"), QStringLiteral("New"));
+  EXPECT_EQ(s->document()->graph().liveNodeCount(), 0u);
+  openThroughDialog(s, path + QStringLiteral(".json"));
+  EXPECT_EQ(s->document()->toText(), saved);
+  checkpoint(*s, QStringLiteral("more_ones_5_reopened"));
+
+  // Run it in the Token stepper: 1,0,1,1,0 gives 1,0,1,1,1.
+  clickTab(s.window.get(), QStringLiteral("Token stepper"));
+  StepperView* stepper = s->stepperView();
+  auto* program = findVisible<QComboBox>(stepper);  // the prompt builder's program choice
+  ASSERT_NE(program, nullptr);
+  click(program);
+  ASSERT_TRUE(waitUntil([&] { return program->view()->isVisible(); }, 2000));
+  const QModelIndex moreOnes = program->model()->index(program->findText("more_ones"), 0);
+  click(program->view()->viewport(), program->view()->visualRect(moreOnes).center());
+  QLineEdit* bits = nullptr;
+  for (QLineEdit* e : stepper->findChildren<QLineEdit*>())
+    if (e->isVisible() && e->text() == QStringLiteral("10110001")) bits = e;
+  ASSERT_NE(bits, nullptr);
+  click(bits);
+  QTest::keyClick(bits, Qt::Key_A, Qt::ControlModifier);
+  type(bits, QStringLiteral("10110"));
+  click(button(stepper, QStringLiteral("Build prompt")));
+  click(button(stepper, QStringLiteral("Run")));
+  ASSERT_TRUE(waitUntil([&] { return stepper->stepCount() == 5; }, 20000))
+      << stepper->lastError().toStdString();
+  QAbstractButton* forward = button(stepper, QStringLiteral("Step forward ▶"));
+  for (int t = 0; t < 4; ++t) click(forward);
+  EXPECT_TRUE(
+      stepper->outputText().contains(QStringLiteral("outputs t = 0..4: [1] [0] [1] [1] [1]")))
+      << stepper->outputText().toStdString();
+  checkpoint(*s, QStringLiteral("more_ones_6_stepped"));
+}
+
+}  // namespace
+}  // namespace lsrl::studio
