@@ -146,6 +146,7 @@ LayoutResult dotLayout(const Graph& g) {
 
   std::vector<std::vector<NodeId>> hidden(vg.items.size());
   for (size_t id = 0; id < vg.itemOfNode.size(); ++id) {
+    if (vg.itemOfNode[id] < 0) continue;  // a deleted node (an editor tombstone)
     const auto item = static_cast<size_t>(vg.itemOfNode[id]);
     if (vg.items[item].kind == VisibleItem::Kind::Node) {
       result.nodes[static_cast<NodeId>(id)] = centre[item];

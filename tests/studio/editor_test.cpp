@@ -14,6 +14,7 @@
 #include <QScrollBar>
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <numeric>
 
 #include "app/layout/dot_layout.h"
@@ -460,6 +461,78 @@ TEST(Editor, Tok2TokExpandedRedrawsUnder50ms) {
   std::printf("[editor expanded] scene rebuild %.1f ms\n", rebuildMs);
   EXPECT_LT(rebuildMs, 500);
   measureFrames(f, "expanded");
+}
+
+// Counts the paint events a widget receives.
+struct PaintCounter : QObject {
+  int paints = 0;
+  bool eventFilter(QObject*, QEvent* event) override {
+    if (event->type() == QEvent::Paint) ++paints;
+    return false;
+  }
+};
+
+// An edit of the 980-node graph until it is drawn: the document's edit (validation
+// included), the scene's item-by-item update and the viewport's next repaint.
+double editAndRedrawMs(ViewFixture& f, const std::function<void()>& edit) {
+  PaintCounter counter;
+  f.view.viewport()->installEventFilter(&counter);
+  QElapsedTimer timer;
+  timer.start();
+  edit();
+  while (counter.paints == 0 && timer.elapsed() < 2000) QApplication::processEvents();
+  const double ms = timer.nsecsElapsed() / 1e6;
+  f.view.viewport()->removeEventFilter(&counter);
+  return ms;
+}
+
+TEST(Editor, Tok2TokEditsAndUndoRedrawUnder30ms) {
+  ViewFixture f("tok2tok_L3_direct.json");
+  f.doc.setAllGroupsExpanded(true);
+  const LayoutResult layout = dotLayout(f.doc.graph());
+  f.doc.applyLayout(layout.nodes, layout.groups, QStringLiteral("Layout"));
+  const Graph& g = f.doc.graph();
+  ASSERT_EQ(f.view.graphScene()->boxes().size(), g.liveNodeCount());
+  f.view.setZoom(0.5);
+  QApplication::processEvents();
+  // Edits spread over the graph: connect a ReLU into a Concat (a new slot), delete a
+  // Linear, and undo each.
+  std::vector<NodeId> concats, relus, linears;
+  for (const Node& n : g.nodes()) {
+    if (n.op == Op::Concat) concats.push_back(n.id);
+    if (n.op == Op::ReLU) relus.push_back(n.id);
+    if (n.op == Op::Linear && !n.isSlice()) linears.push_back(n.id);
+  }
+  ASSERT_GE(concats.size(), 10u);
+  std::vector<double> connectMs, deleteMs, undoMs;
+  for (size_t k = 0; k < 10; ++k) {
+    const NodeId concat = concats[k * concats.size() / 10];
+    NodeId source = kNoNode;
+    for (NodeId r : relus)
+      if (!f.doc.connectionRefusal(r, concat)) source = r;
+    ASSERT_NE(source, kNoNode);
+    // Where the person is looking: the edit is on screen.
+    f.view.centerOn(f.view.graphScene()->boxOfNode(concat)->scenePos());
+    QApplication::processEvents();
+    connectMs.push_back(editAndRedrawMs(f, [&] { f.doc.connect(source, concat); }));
+    undoMs.push_back(editAndRedrawMs(f, [&] { f.doc.undoStack()->undo(); }));
+    const NodeId victim = linears[k * linears.size() / 10];
+    f.view.centerOn(f.view.graphScene()->boxOfNode(victim)->scenePos());
+    QApplication::processEvents();
+    deleteMs.push_back(editAndRedrawMs(f, [&] { f.doc.removeNodes({victim}); }));
+    undoMs.push_back(editAndRedrawMs(f, [&] { f.doc.undoStack()->undo(); }));
+  }
+  // Re-creating every item, as the scene did for each of these edits before.
+  const double rebuildMs = editAndRedrawMs(f, [&] { f.view.graphScene()->rebuild(); });
+  const FrameStats c = stats(connectMs), d = stats(deleteMs), u = stats(undoMs);
+  std::printf(
+      "[editor edits] %zu boxes; ms from edit to drawn (median / max): connect %.1f / %.1f, "
+      "delete %.1f / %.1f, undo %.1f / %.1f; a whole rebuild and redraw: %.1f ms\n",
+      f.view.graphScene()->boxes().size(), c.median, c.max, d.median, d.max, u.median, u.max,
+      rebuildMs);
+  EXPECT_LT(c.median, 30);
+  EXPECT_LT(d.median, 30);
+  EXPECT_LT(u.median, 30);
 }
 
 TEST(Editor, LegendLists7OpsGroupAndProblem) {

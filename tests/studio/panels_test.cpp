@@ -164,7 +164,7 @@ TEST(PropertiesPanel, ShowsGroupsManyItemsNothingAndFollowsRemovals) {
   panel.showSelection({});
   saveScreenshot(panel, QStringLiteral("panels_properties_nothing"));
 
-  // A removal renumbers ids: a selection past the end is cleared.
+  // Deleting the selected node clears the panel (its id now names nothing).
   panel.showSelection({nodeRef(kOutputLinear)});
   bool cleared = false;
   QObject::connect(&panel, &PropertiesPanel::selectionCleared, [&] { cleared = true; });

@@ -204,7 +204,7 @@ void GraphScene::rebuild(bool keepSelection) {
     boxes_.push_back(box);
     boxByRef_[box->ref()] = box;
   }
-  createFrames();
+  syncFrames();
   syncEdges();
   refreshProblems();
   for (const ItemRef& ref : selected)
@@ -294,7 +294,7 @@ void GraphScene::applyChange(const DocumentChange& what) {
     }
     boxes_.push_back(box);
   }
-  if (itemsChanged || !what.groups.empty()) rebuildFrames();
+  if (itemsChanged || !what.groups.empty()) syncFrames();
   syncEdges();
   syncPositions();
   refreshProblems();
@@ -306,33 +306,44 @@ void GraphScene::applyChange(const DocumentChange& what) {
   Q_EMIT rebuilt();
 }
 
-void GraphScene::rebuildFrames() {
-  for (auto& [id, frame] : frames_) {
-    removeItem(frame);
-    delete frame;
-  }
-  frames_.clear();
-  framesInnermostFirst_.clear();
-  createFrames();
-}
-
-void GraphScene::createFrames() {
-  const Graph& g = document_->graph();
-  const auto& groups = g.groups();
+std::map<GroupId, int> GraphScene::shownFrames() const {
+  // A group is shown as a frame when it and every ancestor is expanded.
+  std::map<GroupId, int> shown;  // group -> depth
+  const auto& groups = document_->graph().groups();
   for (const Group& group : groups) {
-    // Shown as a frame when it and every ancestor is expanded.
-    bool shown = group.expanded;
+    bool expanded = group.expanded;
     int depth = 0;
-    for (GroupId p = group.parent; shown && p != kNoGroup; p = groups[p].parent) {
-      shown = groups[p].expanded;
+    for (GroupId p = group.parent; expanded && p != kNoGroup; p = groups[p].parent) {
+      expanded = groups[p].expanded;
       ++depth;
     }
-    if (!shown || group.removed || group.nodes.empty()) continue;
-    auto* frame = new GroupFrameItem(group, depth);
-    addItem(frame);
-    frames_[group.id] = frame;
-    framesInnermostFirst_.push_back(frame);
+    if (expanded && !group.removed && !group.nodes.empty()) shown[group.id] = depth;
   }
+  return shown;
+}
+
+void GraphScene::syncFrames() {
+  // Frames come and go with their groups' expansion; the others stay (a frame covers
+  // many boxes: re-creating all of them would repaint the whole graph for any edit).
+  const std::map<GroupId, int> shown = shownFrames();
+  const Graph& g = document_->graph();
+  for (auto it = frames_.begin(); it != frames_.end();) {
+    if (shown.count(it->first)) {
+      ++it;
+      continue;
+    }
+    removeItem(it->second);
+    delete it->second;
+    it = frames_.erase(it);
+  }
+  for (const auto& [id, depth] : shown) {
+    if (frames_.count(id)) continue;
+    auto* frame = new GroupFrameItem(g.groups()[id], depth);
+    addItem(frame);
+    frames_[id] = frame;
+  }
+  framesInnermostFirst_.clear();
+  for (const auto& [id, frame] : frames_) framesInnermostFirst_.push_back(frame);
   std::stable_sort(
       framesInnermostFirst_.begin(), framesInnermostFirst_.end(),
       [](const GroupFrameItem* a, const GroupFrameItem* b) { return a->depth() > b->depth(); });

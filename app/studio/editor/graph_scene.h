@@ -121,11 +121,13 @@ class GraphScene : public QGraphicsScene {
   void syncEdges();
   void deleteEdge(EdgeItem* edge);   // also drops it from edges_
   void destroyEdge(EdgeItem* edge);  // detaches and deletes it (edges_ untouched)
-  void rebuildFrames();
+  // The groups drawn as frames now, with their nesting depth.
+  std::map<GroupId, int> shownFrames() const;
+  // Adds and removes frames to match shownFrames() and refits them all.
+  void syncFrames();
   void refreshProblems();
   void syncPositions();
   void fitFrames(const std::vector<GroupFrameItem*>& frames);
-  void createFrames();
   QPointF fallbackPosition(int index) const;
   std::vector<NodeId> producersOfItem(int itemIndex) const;
   // The topmost box near `scenePos`, counting the port areas around its edges.

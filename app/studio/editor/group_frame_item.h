@@ -27,6 +27,8 @@ class GroupFrameItem : public QGraphicsItem {
   // Fits the frame around `members` (scene rect of the member boxes and inner frames).
   void fitAround(const QRectF& members);
   QRectF frameRect() const { return rect_; }
+  // The title bar's "−" that collapses the group (scene coordinates).
+  QRectF buttonRect() const;
 
   QRectF boundingRect() const override { return rect_.adjusted(-1, -1, 1, 1); }
   QPainterPath shape() const override;
@@ -39,7 +41,6 @@ class GroupFrameItem : public QGraphicsItem {
 
  private:
   QRectF titleRect() const;
-  QRectF buttonRect() const;
   void collapse();
 
   GroupId group_;

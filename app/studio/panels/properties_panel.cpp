@@ -66,18 +66,16 @@ PropertiesPanel::PropertiesPanel(Document* document, QWidget* parent)
           [this](const std::vector<NodeId>&) { refresh(); });
   connect(document_, &Document::edgesChanged, this, &PropertiesPanel::refresh);
   connect(document_, &Document::problemsChanged, this, &PropertiesPanel::refresh);
-  connect(document_, &Document::structureChanged, this, [this] {
-    // Removals renumber ids: a selection that is gone is dropped, not re-pointed.
+  connect(document_, &Document::structureChanged, this, &PropertiesPanel::refresh);
+  connect(document_, &Document::documentReplaced, this, [this] { showSelection({}); });
+  connect(document_, &Document::changed, this, [this] {
+    // A deleted node leaves the panel (ids are never re-used, so nothing else is shown).
     if (!selectionExists()) {
       showSelection({});
       Q_EMIT selectionCleared();
-    } else {
-      refresh();
+      return;
     }
-  });
-  connect(document_, &Document::documentReplaced, this, [this] { showSelection({}); });
-  // Any change of the document (an edit elsewhere, an undo) outdates a refusal shown here.
-  connect(document_, &Document::changed, this, [this] {
+    // Any change of the document (an edit elsewhere, an undo) outdates a refusal shown here.
     showError({});
     for (const auto& [field, editor] : editors_) editor->clearError();
   });
@@ -103,6 +101,7 @@ void PropertiesPanel::buildNodePage() {
 
   widthLabel_ = new QLabel(tr("Width"), nodePage_);
   width_ = new QSpinBox(nodePage_);
+  width_->setObjectName(QStringLiteral("nodeWidth"));
   width_->setRange(1, kMaxNodeDim);
   width_->setKeyboardTracking(false);
   form->addRow(widthLabel_, width_);
@@ -112,7 +111,9 @@ void PropertiesPanel::buildNodePage() {
   auto* sliceLayout = new QHBoxLayout(sliceRow_);
   sliceLayout->setContentsMargins(0, 0, 0, 0);
   sliceStart_ = new QSpinBox(sliceRow_);
+  sliceStart_->setObjectName(QStringLiteral("sliceStart"));
   sliceEnd_ = new QSpinBox(sliceRow_);
+  sliceEnd_->setObjectName(QStringLiteral("sliceEnd"));
   for (QSpinBox* s : {sliceStart_, sliceEnd_}) {
     s->setRange(0, kMaxNodeDim);
     s->setKeyboardTracking(false);
@@ -130,6 +131,7 @@ void PropertiesPanel::buildNodePage() {
   form->addRow(tr("Inputs"), inputs_);
 
   positive_ = new QCheckBox(tr("Always positive"), nodePage_);
+  positive_->setObjectName(QStringLiteral("alwaysPositive"));
   positive_->setToolTip(tr("Every entry of this node's value is provably >= 0"));
   form->addRow(QString(), positive_);
   group_ = selectableLabel(nodePage_);

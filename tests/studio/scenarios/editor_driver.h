@@ -11,6 +11,7 @@
 #include "app/studio/editor/edge_item.h"
 #include "app/studio/editor/graph_scene.h"
 #include "app/studio/editor/graph_view.h"
+#include "app/studio/editor/group_frame_item.h"
 #include "app/studio/editor/group_item.h"
 #include "app/studio/editor/node_item.h"
 #include "studio/scenarios/scenario_driver.h"

@@ -580,5 +580,135 @@ TEST(EditorScenario, BuildsMoreOnesFromNothingUndoesRedoesSavesReopensAndRunsIt)
   checkpoint(*s, QStringLiteral("more_ones_6_stepped"));
 }
 
+// ---- every kind of edit undoes and redoes to the exact document and picture -------------
+
+// Sets a spin box as a person does: clicks into it, selects its text, types, presses Enter.
+void setSpin(QSpinBox* spin, int value) {
+  ASSERT_NE(spin, nullptr);
+  click(spin);
+  QTest::keyClick(spin, Qt::Key_A, Qt::ControlModifier);
+  type(spin, QString::number(value));
+  key(spin, Qt::Key_Return);
+}
+
+QSpinBox* namedSpin(QWidget* root, const char* name) {
+  return findVisible<QSpinBox>(root, QString::fromLatin1(name));
+}
+
+void waitForLayout(Session& s) {
+  settle(50);
+  ASSERT_TRUE(waitUntil([&] { return !s->layoutRunner()->isRunning(); }, 30000));
+  settle(100);
+}
+
+TEST(EditorScenario, EveryKindOfEditUndoesAndRedoesToTheSameDocumentAndPicture) {
+  Session s;
+  openThroughDialog(s, test::examplePath("more_ones.json"));
+  const Graph& g = s->document()->graph();
+  const NodeId input = g.input();
+  const NodeId ones = g.findByName("ones");
+  const NodeId zeros = g.findByName("zeros");
+  ASSERT_TRUE(input != kNoNode && ones != kNoNode && zeros != kNoNode);
+  const GroupId notGroup = 0;  // f_not(x = input)
+  ASSERT_EQ(g.groups()[notGroup].function, "f_not");
+  const NodeId notNode = g.groups()[notGroup].output;
+
+  std::vector<Seen> states{seen(s)};
+  std::vector<QString> steps{QStringLiteral("opened")};
+  auto done = [&](const QString& step) {
+    states.push_back(seen(s));
+    steps.push_back(step);
+    EXPECT_NE(states.back(), states[states.size() - 2]) << step.toStdString() << " changed nothing";
+  };
+
+  // Move: drag a box by its body.
+  BoxItem* onesBox = boxShowing(editor(s), ones);
+  const QPoint from = bodyOf(editor(s), onesBox);
+  dragOnCanvas(editor(s), from, from + QPoint(70, 45));
+  done(QStringLiteral("move"));
+  // Re-layout (Ctrl+L), in the worker.
+  key(canvas(editor(s)), Qt::Key_L, Qt::ControlModifier);
+  waitForLayout(s);
+  done(QStringLiteral("re-layout"));
+  // Expand a group (double-click its box) and collapse it again by its frame's "−".
+  doubleClick(canvas(editor(s)), bodyOf(editor(s), groupBox(editor(s), notGroup)));
+  ASSERT_TRUE(waitUntil([&] { return editor(s)->graphScene()->frameOf(notGroup) != nullptr; }));
+  done(QStringLiteral("expand f_not"));
+  // Flags, names, matrix shape.
+  clickBox(editor(s), boxShowing(editor(s), ones));
+  ASSERT_EQ(editor(s)->selectedItems(), (QList<ItemRef>{ItemRef{ItemRef::Kind::Node, ones}}));
+  toggle(findVisible<QCheckBox>(s->propertiesPanel(), QStringLiteral("alwaysPositive")));
+  done(QStringLiteral("always positive"));
+  renameSelected(s, QStringLiteral("ones_so_far"));
+  done(QStringLiteral("rename"));
+  clickBox(editor(s), boxShowing(editor(s), notNode));
+  clickTab(s->propertiesPanel(), QStringLiteral("A"));
+  setSpin(s->propertiesPanel()->matrixEditor(Field::A)->rowsSpinBox(), 2);
+  done(QStringLiteral("resize A"));
+  typeIntoMatrix(s, QStringLiteral("b"), 1, 0, QStringLiteral("1/3"));
+  done(QStringLiteral("set b[1]"));
+  // Disconnect (the Properties button), then rewire an edge by dragging its end.
+  clickBox(editor(s), boxShowing(editor(s), zeros));
+  click(button(s->propertiesPanel(), QStringLiteral("Disconnect")));
+  EXPECT_FALSE(edgeDrawn(editor(s), notNode, zeros));
+  done(QStringLiteral("disconnect"));
+  {
+    BoxItem* source = boxShowing(editor(s), ones);
+    BoxItem* target = boxShowing(editor(s), zeros);
+    editor(s)->centerOn((source->scenePos() + target->scenePos()) / 2);
+    QApplication::processEvents();
+    dragOnCanvas(editor(s), inputPortOf(editor(s), source, 0), inputPortOf(editor(s), target, 0));
+  }
+  EXPECT_TRUE(edgeDrawn(editor(s), input, zeros));
+  EXPECT_FALSE(edgeDrawn(editor(s), input, ones));
+  done(QStringLiteral("rewire"));
+  GroupFrameItem* frame = editor(s)->graphScene()->frameOf(notGroup);
+  ASSERT_NE(frame, nullptr);
+  click(canvas(editor(s)), onScreen(editor(s), frame->buttonRect().center()));
+  ASSERT_TRUE(waitUntil([&] { return editor(s)->graphScene()->frameOf(notGroup) == nullptr; }));
+  done(QStringLiteral("collapse f_not"));
+  // The Input's width, a Slice and its range.
+  clickBox(editor(s), boxShowing(editor(s), input));
+  setSpin(namedSpin(s->propertiesPanel(), "nodeWidth"), 2);
+  done(QStringLiteral("input width"));
+  const NodeId slice = addFromPalette(s, QStringLiteral("Slice"));
+  done(QStringLiteral("add Slice"));
+  connectForward(editor(s), input, slice, 0);
+  done(QStringLiteral("connect input -> slice"));
+  clickBox(editor(s), boxShowing(editor(s), slice));
+  setSpin(namedSpin(s->propertiesPanel(), "sliceEnd"), 2);
+  done(QStringLiteral("slice end"));
+  setSpin(namedSpin(s->propertiesPanel(), "sliceStart"), 1);
+  done(QStringLiteral("slice start"));
+  // Copy and paste, duplicate, delete.
+  clickBox(editor(s), boxShowing(editor(s), slice));
+  key(canvas(editor(s)), Qt::Key_C, Qt::ControlModifier);
+  key(canvas(editor(s)), Qt::Key_V, Qt::ControlModifier);
+  done(QStringLiteral("paste"));
+  key(canvas(editor(s)), Qt::Key_D, Qt::ControlModifier);
+  done(QStringLiteral("duplicate"));
+  key(canvas(editor(s)), Qt::Key_Delete);
+  done(QStringLiteral("delete"));
+  // Every group at once, each with the layout that follows.
+  menu(*s.window, QStringLiteral("View"), QStringLiteral("Expand All Groups"));
+  waitForLayout(s);
+  done(QStringLiteral("expand all"));
+  menu(*s.window, QStringLiteral("View"), QStringLiteral("Collapse All Groups"));
+  waitForLayout(s);
+  done(QStringLiteral("collapse all"));
+  checkpoint(*s, QStringLiteral("editor_every_kind_done"));
+
+  for (size_t k = states.size() - 1; k > 0; --k) {
+    undoKey(s);
+    EXPECT_EQ(seen(s), states[k - 1]) << "undo of " << steps[k].toStdString();
+  }
+  EXPECT_FALSE(s->document()->isModified());
+  checkpoint(*s, QStringLiteral("editor_every_kind_undone"));
+  for (size_t k = 1; k < states.size(); ++k) {
+    redoKey(s);
+    EXPECT_EQ(seen(s), states[k]) << "redo of " << steps[k].toStdString();
+  }
+}
+
 }  // namespace
 }  // namespace lsrl::studio

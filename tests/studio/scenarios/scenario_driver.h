@@ -11,6 +11,7 @@
 #include <QAbstractItemView>
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QCompleter>
 #include <QDialog>
@@ -27,6 +28,8 @@
 #include <QPointer>
 #include <QPushButton>
 #include <QScreen>
+#include <QStyle>
+#include <QStyleOptionButton>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -138,6 +141,16 @@ inline void doubleClick(QWidget* w, QPoint at = {}) {
   QTest::mouseClick(w, Qt::LeftButton, {}, at);
   QTest::mouseDClick(w, Qt::LeftButton, {}, at);
   settle(20);
+}
+
+// Clicks a check box on its box (a wide check box's centre may lie past its text, where a
+// click does nothing).
+inline void toggle(QCheckBox* box) {
+  ASSERT_NE(box, nullptr);
+  QStyleOptionButton option;
+  option.initFrom(box);
+  const QRect indicator = box->style()->subElementRect(QStyle::SE_CheckBoxIndicator, &option, box);
+  click(box, indicator.center());
 }
 
 // Presses at `from`, moves in `steps` steps to `to` with the button held, releases there.
@@ -325,11 +338,11 @@ inline bool wholeInWindow(QWidget* w, QWidget* window) {
   return true;
 }
 
-// Answers the next file dialog (open, save or folder) with `path` as a person does: types
-// it into the name field, lets the field's completer settle (Enter would land in its
-// popup, which opens late as the folder is read, and the dialog would stay open), then
-// clicks the accept button (Save, Open or Choose). A field that does not hold `path` by
-// then cancels the dialog instead, so that nothing is written elsewhere.
+// Answers the next file dialog (open, save or folder) with `path` as a person does: clicks
+// into the name field, types it, dismisses the field's completer (Enter would land in its
+// popup, which opens late as the folder is read), then clicks the accept button (Save,
+// Open or Choose) once it is enabled. A field that does not hold `path` by then cancels
+// the dialog instead, so that nothing is written elsewhere.
 inline void answerFileDialog(const QString& path, std::shared_ptr<bool> answered = {}) {
   answerDialog<QFileDialog>(
       [path](QFileDialog* d) {
@@ -342,24 +355,36 @@ inline void answerFileDialog(const QString& path, std::shared_ptr<bool> answered
                                                                          : QDialogButtonBox::Open);
         }
         if (name == nullptr || accept == nullptr) {
+          ADD_FAILURE() << "not a file dialog with a name field";
           d->reject();
           return;
         }
-        // A window manager would make the dialog active; without one (Xvfb) the field has
-        // no focus, and the dialog then writes its list's selection over what is typed.
-        d->activateWindow();
-        (void)QTest::qWaitForWindowActive(d, 2000);
-        QTest::mouseClick(name, Qt::LeftButton);
-        QTest::keyClick(name, Qt::Key_A, Qt::ControlModifier);
-        QTest::keyClicks(name, path, Qt::NoModifier, 5);
-        settle(300);
-        if (QWidget* popup = name->completer() ? name->completer()->popup() : nullptr;
-            popup != nullptr && popup->isVisible())
-          QTest::keyClick(popup, Qt::Key_Escape);
-        settle(50);
         const bool folder = d->fileMode() == QFileDialog::Directory;
-        if (folder ? QDir(name->text()) != QDir(path) : name->text() != path) {
-          ADD_FAILURE() << "the file dialog's field holds " << name->text().toStdString();
+        auto holdsPath = [&] {
+          return folder ? QDir(name->text()) == QDir(path) : name->text() == path;
+        };
+        // A window manager would make the dialog active; without one (Xvfb) the field has
+        // no focus, and the dialog then keeps every folder the typed path passes through
+        // selected ("/", "/tmp", ...), which disables the accept button.
+        auto typePath = [&] {
+          d->activateWindow();
+          (void)QTest::qWaitForWindowActive(d, 2000);
+          QTest::mouseClick(name, Qt::LeftButton);
+          QTest::keyClick(name, Qt::Key_A, Qt::ControlModifier);
+          QTest::keyClicks(name, path, Qt::NoModifier, 5);
+          settle(300);
+          if (QWidget* popup = name->completer() ? name->completer()->popup() : nullptr;
+              popup != nullptr && popup->isVisible())
+            QTest::keyClick(popup, Qt::Key_Escape);
+          settle(50);
+        };
+        typePath();
+        // Seldom, under load, the field loses the focus while the path is typed: a person
+        // would click it and type again.
+        if (!holdsPath() || !waitUntil([accept] { return accept->isEnabled(); }, 1000)) typePath();
+        if (!holdsPath() || !waitUntil([accept] { return accept->isEnabled(); }, 3000)) {
+          ADD_FAILURE() << "the file dialog's field holds " << name->text().toStdString()
+                        << ", its accept button is " << (accept->isEnabled() ? "on" : "off");
           d->reject();
           return;
         }
