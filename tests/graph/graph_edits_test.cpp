@@ -8,29 +8,14 @@
 #include "core/graph/graph.h"
 #include "core/graph/sugar.h"
 #include "core/io/graph_file.h"
+#include "graph/nested_groups_sample.h"
 
 namespace lsrl {
 namespace {
 
 using testing_common::errorOf;
 
-// x(0) -> [f_outer: a = ReLU(x) (1), [f_inner: b = ReLU(a) (2)], c = Concat(a, b, a) (3)]
-// -> d = ReLU(c) (4), the output. Every node and both groups have a position.
-Graph sample() {
-  Graph g;
-  const NodeId x = g.addInput(1, "x");
-  GroupScope outer(g, "f_outer", {{"mu", "2"}});
-  const NodeId a = g.addReLU(x, "a");
-  GroupScope inner(g, "f_inner");
-  const NodeId b = inner.finish(g.addReLU(a, "b"));
-  const NodeId c = outer.finish(g.addConcat({a, b, a}, "c"));
-  g.setOutput(g.addReLU(c, "d"));
-  for (NodeId id = 0; id < 5; ++id) g.layout()[id] = {100.0 * id, 10.0 * id};
-  g.groupLayout()[0] = {1, 1};
-  g.groupLayout()[1] = {2, 2};
-  g.mutableGroup(1).expanded = true;
-  return g;
-}
+Graph sample() { return testing_graph::nestedGroupsSample(); }
 
 // The whole graph as the file format writes it (nodes, groups, layouts, flags).
 std::string text(const Graph& g) { return graphToString(g); }

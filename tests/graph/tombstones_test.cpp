@@ -14,27 +14,21 @@
 #include "core/io/graph_file.h"
 #include "core/programs/more_ones.h"
 #include "core/run/executor.h"
+#include "graph/nested_groups_sample.h"
 
 namespace lsrl {
 namespace {
 
 using testing_common::errorOf;
 
-// x(0) -> [f_outer: a = ReLU(x) (1), [f_inner: b = ReLU(a) (2)], c = Concat(a, b, a) (3)]
-// -> d = ReLU(c) (4), the output; an unused e = ReLU(x) (5).
+// The editing sample (x, a, b in f_inner, c in f_outer, d the output) plus an unused
+// e = ReLU(x) (5); f_inner's call names its operand by id, as palette sugar does.
 Graph sample() {
-  Graph g;
-  const NodeId x = g.addInput(1, "x");
-  GroupScope outer(g, "f_outer", {{"x", "node 0"}});
-  const NodeId a = g.addReLU(x, "a");
-  GroupScope inner(g, "f_inner", {{"input", "node 1"}});
-  const NodeId b = inner.finish(g.addReLU(a, "b"));
-  const NodeId c = outer.finish(g.addConcat({a, b, a}, "c"));
-  g.setOutput(g.addReLU(c, "d"));
-  g.addReLU(x, "e");
-  for (NodeId id = 0; id < 6; ++id) g.layout()[id] = {100.0 * id, 10.0 * id};
-  g.groupLayout()[0] = {1, 1};
-  g.groupLayout()[1] = {2, 2};
+  Graph g = testing_graph::nestedGroupsSample();
+  const NodeId e = g.addReLU(0, "e");
+  g.layout()[e] = {500, 50};
+  g.mutableGroup(1).params = {{"input", "node 1"}};
+  g.mutableGroup(1).expanded = false;
   return g;
 }
 

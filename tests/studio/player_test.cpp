@@ -597,23 +597,6 @@ TEST_F(PlayerTest, LayOutKeepsTheBranchNodeInPlaceAndFramed) {
   }
 }
 
-// Pixels of the frames marking a step's rewrite (the branch node's orange, the new
-// nodes' green) in a picture.
-int rewriteMarkPixels(const QImage& image) {
-  auto near = [](const QColor& c, int r, int g, int b) {
-    return std::abs(c.red() - r) < 20 && std::abs(c.green() - g) < 20 &&
-           std::abs(c.blue() - b) < 20;
-  };
-  int count = 0;
-  for (int y = 0; y < image.height(); ++y) {
-    for (int x = 0; x < image.width(); ++x) {
-      const QColor c = image.pixelColor(x, y);
-      if (near(c, 230, 110, 0) || near(c, 40, 150, 60)) ++count;
-    }
-  }
-  return count;
-}
-
 // The frame export writes the last step too, every frame of one size, each framed on its
 // step's rewrite at a readable zoom (the branch node's orange frame large in it).
 TEST_F(PlayerTest, ExportsFramesUpToTheLastStepFramedOnTheRewrite) {
@@ -651,7 +634,7 @@ TEST_F(PlayerTest, ExportsFramesUpToTheLastStepFramedOnTheRewrite) {
     if (!marked) continue;
     ++checkedFrames;
     // At 1:1 the 5-unit frame around a 150 x 48 box is some 1500 pixels; fitted, a few.
-    if (rewriteMarkPixels(frame) > 800) ++readableFrames;
+    if (test::rewriteMarkPixels(frame) > 800) ++readableFrames;
   }
   EXPECT_GT(checkedFrames, 3);
   EXPECT_EQ(readableFrames, checkedFrames);

@@ -12,6 +12,7 @@
 #include <QWidget>
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -115,5 +116,22 @@ struct ViewOnExample {
   Document doc;
   std::unique_ptr<V> view;
 };
+
+// Pixels of the frames the debranching player marks a step's rewrite with (the branch
+// node's orange, the new nodes' green) in a picture.
+inline int rewriteMarkPixels(const QImage& image) {
+  auto near = [](const QColor& c, int r, int g, int b) {
+    return std::abs(c.red() - r) < 20 && std::abs(c.green() - g) < 20 &&
+           std::abs(c.blue() - b) < 20;
+  };
+  int count = 0;
+  for (int y = 0; y < image.height(); ++y) {
+    for (int x = 0; x < image.width(); ++x) {
+      const QColor c = image.pixelColor(x, y);
+      if (near(c, 230, 110, 0) || near(c, 40, 150, 60)) ++count;
+    }
+  }
+  return count;
+}
 
 }  // namespace lsrl::studio::test

@@ -76,4 +76,82 @@ inline std::string errorForEmptyTrace(ModelView& view, const ModelRun& run) {
   return {};
 }
 
+// ---- the GateLoop plane: its unit circle --------------------------------------------
+
+// The bounding box of the dashed grey (150,150,150) circle's pixels inside `plot` (the
+// axis lines on its edges share the grey); rows and columns with a couple of such pixels,
+// so that stray antialiased pixels do not count.
+inline QRect circlePixels(const QImage& image, const QRect& plot) {
+  std::vector<int> rows(static_cast<size_t>(image.height())),
+      cols(static_cast<size_t>(image.width()));
+  const QRect inside = plot.adjusted(2, 2, -2, -2).intersected(image.rect());
+  for (int y = inside.top(); y <= inside.bottom(); ++y)
+    for (int x = inside.left(); x <= inside.right(); ++x) {
+      const QColor c = image.pixelColor(x, y);
+      if (std::abs(c.red() - 150) <= 4 && std::abs(c.green() - 150) <= 4 &&
+          std::abs(c.blue() - 150) <= 4) {
+        ++rows[static_cast<size_t>(y)];
+        ++cols[static_cast<size_t>(x)];
+      }
+    }
+  auto span = [](const std::vector<int>& counts) {
+    int first = -1, last = -1;
+    for (size_t i = 0; i < counts.size(); ++i)
+      if (counts[i] >= 2) {
+        if (first < 0) first = static_cast<int>(i);
+        last = static_cast<int>(i);
+      }
+    return std::pair{first, last};
+  };
+  const auto [top, bottom] = span(rows);
+  const auto [left, right] = span(cols);
+  return QRect(QPoint(left, top), QPoint(right, bottom));
+}
+
+// The unit circle as a person reads it off the axes: the numbers under and beside the
+// plot give where 0 is and how long one unit is on each axis.
+inline QRectF unitCircleByTheLabels(QChartView* view) {
+  const QRectF plot = view->chart()->plotArea();
+  std::vector<std::pair<double, double>> across, up;  // (value, scene coordinate)
+  for (QGraphicsItem* item : view->scene()->items()) {
+    auto* text = qgraphicsitem_cast<QGraphicsTextItem*>(item);
+    if (text == nullptr || !text->isVisible() || text->rotation() != 0) continue;
+    bool number = false;
+    const double value = text->toPlainText().toDouble(&number);
+    if (!number) continue;
+    const QRectF box = text->sceneBoundingRect();
+    if (box.top() >= plot.bottom() - 2)
+      across.emplace_back(value, box.center().x());
+    else if (box.right() <= plot.left() + 2)
+      up.emplace_back(value, box.center().y());
+  }
+  auto fit = [](std::vector<std::pair<double, double>> labels) {
+    std::sort(labels.begin(), labels.end());
+    if (labels.size() < 2) return std::pair{0.0, 0.0};
+    const auto& [v0, p0] = labels.front();
+    const auto& [v1, p1] = labels.back();
+    const double perUnit = (p1 - p0) / (v1 - v0);
+    return std::pair{p0 - v0 * perUnit, perUnit};
+  };
+  const auto [x0, xPerUnit] = fit(across);
+  const auto [y0, yPerUnit] = fit(up);
+  const QRectF scene(QPointF(x0 - xPerUnit, y0 + yPerUnit), QPointF(x0 + xPerUnit, y0 - yPerUnit));
+  return view->mapFromScene(scene.normalized()).boundingRect();
+}
+
+// The plane as shown: the circle where the axes say, round, inside the plot area.
+inline void expectTheUnitCircleOnTheAxes(QChartView* plane) {
+  const QImage image = plane->grab().toImage();
+  const QRectF plot = plane->mapFromScene(plane->chart()->plotArea()).boundingRect();
+  const QRect drawn = circlePixels(image, plot.toAlignedRect());
+  const QRectF expected = unitCircleByTheLabels(plane);
+  EXPECT_NEAR(drawn.center().x(), expected.center().x(), 3);
+  EXPECT_NEAR(drawn.center().y(), expected.center().y(), 3);
+  EXPECT_NEAR(drawn.width(), expected.width(), 4);
+  EXPECT_NEAR(drawn.height(), expected.height(), 4);
+  EXPECT_NEAR(drawn.width(), drawn.height(), 4) << "a circle, not an ellipse";
+  EXPECT_TRUE(QRectF(plane->rect()).contains(plot)) << "the plot area inside the view";
+  EXPECT_GT(drawn.width(), 0.6 * std::min(plot.width(), plot.height())) << "fills the plot";
+}
+
 }  // namespace lsrl::studio::test

@@ -133,7 +133,7 @@ std::vector<NodeId> GraphScene::producersOfItem(int itemIndex) const {
   return {producers.begin(), producers.end()};
 }
 
-BoxItem* GraphScene::makeBox(const VisibleItem& item, int index) {
+BoxItem* GraphScene::makeBox(const VisibleItem& item, int index, int& unplaced) {
   const Graph& g = document_->graph();
   const ItemSize size = itemSize(g, item);
   const QSizeF qsize(size.width, size.height);
@@ -143,9 +143,7 @@ BoxItem* GraphScene::makeBox(const VisibleItem& item, int index) {
   else
     box = new GroupItem(g, item.id, qsize, producersOfItem(index));
   const auto pos = document_->position(refOf(item));
-  int unplaced = 0;
-  for (const auto& [ref, other] : boxByRef_) unplaced += document_->position(ref) ? 0 : 1;
-  box->setPos(pos ? toPoint(*pos) : fallbackPosition(unplaced));
+  box->setPos(pos ? toPoint(*pos) : fallbackPosition(unplaced++));
   box->setCacheMode(detailCaching_ ? QGraphicsItem::DeviceCoordinateCache : QGraphicsItem::NoCache);
   addItem(box);
   boxByRef_[box->ref()] = box;
@@ -183,27 +181,11 @@ void GraphScene::rebuild(bool keepSelection) {
   frames_.clear();
   framesInnermostFirst_.clear();
 
-  const Graph& g = document_->graph();
   const VisibleGraph& v = document_->visible();
   boxes_.reserve(v.items.size());
   int unplaced = 0;
-  for (size_t i = 0; i < v.items.size(); ++i) {
-    const VisibleItem& item = v.items[i];
-    const ItemSize size = itemSize(g, item);
-    const QSizeF qsize(size.width, size.height);
-    BoxItem* box = nullptr;
-    if (item.kind == VisibleItem::Kind::Node)
-      box = new NodeItem(g, item.id, qsize);
-    else
-      box = new GroupItem(g, item.id, qsize, producersOfItem(static_cast<int>(i)));
-    const auto pos = document_->position(refOf(item));
-    box->setPos(pos ? toPoint(*pos) : fallbackPosition(unplaced++));
-    box->setCacheMode(detailCaching_ ? QGraphicsItem::DeviceCoordinateCache
-                                     : QGraphicsItem::NoCache);
-    addItem(box);
-    boxes_.push_back(box);
-    boxByRef_[box->ref()] = box;
-  }
+  for (size_t i = 0; i < v.items.size(); ++i)
+    boxes_.push_back(makeBox(v.items[i], static_cast<int>(i), unplaced));
   syncFrames();
   syncEdges();
   refreshProblems();
@@ -286,10 +268,13 @@ void GraphScene::applyChange(const DocumentChange& what) {
   }
   boxes_.clear();
   boxes_.reserve(v.items.size());
+  // New boxes without a place join the row under the others, after those already there.
+  int unplaced = 0;
+  for (const auto& [ref, box] : boxByRef_) unplaced += document_->position(ref) ? 0 : 1;
   for (size_t i = 0; i < v.items.size(); ++i) {
     BoxItem* box = boxOf(refOf(v.items[i]));
     if (box == nullptr) {
-      box = makeBox(v.items[i], static_cast<int>(i));
+      box = makeBox(v.items[i], static_cast<int>(i), unplaced);
       itemsChanged = true;
     }
     boxes_.push_back(box);

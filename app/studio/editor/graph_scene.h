@@ -113,7 +113,9 @@ class GraphScene : public QGraphicsScene {
   DropTarget dropTargetAt(const ConnectionDrag& drag, QPointF scenePos) const;
   void updateConnectionLine(QPointF scenePos);
 
-  BoxItem* makeBox(const VisibleItem& item, int index);
+  // A box for visible item `index`; one without a place takes slot `unplaced` (counted up)
+  // of the row under the placed ones.
+  BoxItem* makeBox(const VisibleItem& item, int index, int& unplaced);
   void deleteBox(BoxItem* box);
   // Boxes of `refs` that must be drawn anew (their text, ports or size changed).
   std::set<ItemRef> staleBoxes(const DocumentChange& what) const;

@@ -130,22 +130,6 @@ bool stepperBoxInViewport(ValueGraphView* g, NodeId id) {
 // The editor's box titles are 13 px; their point size on screen.
 double stepperTitlePoints(ValueGraphView* g) { return 13.0 * 72.0 / g->logicalDpiY() * g->zoom(); }
 
-// Pixels of the rewrite's marks (the branch node's orange frame, the new nodes' green).
-int rewriteMarkPixels(const QImage& image) {
-  auto near = [](const QColor& c, int r, int g, int b) {
-    return std::abs(c.red() - r) < 20 && std::abs(c.green() - g) < 20 &&
-           std::abs(c.blue() - b) < 20;
-  };
-  int count = 0;
-  for (int y = 0; y < image.height(); ++y) {
-    for (int x = 0; x < image.width(); ++x) {
-      const QColor c = image.pixelColor(x, y);
-      if (near(c, 230, 110, 0) || near(c, 40, 150, 60)) ++count;
-    }
-  }
-  return count;
-}
-
 // Exports the frames through File > Export > Debranching frames…, answering the folder
 // dialog with `folder` and the completion message; returns that message.
 QString exportFramesByMenu(Session& s, const QString& folder) {
@@ -459,7 +443,7 @@ TEST(DebranchScenario, ExportsEveryFrameUpToTheLastStepAndSaysWhere) {
   const QImage middle(QDir(folder).filePath(frames[frames.size() / 2]));
   const QImage end(QDir(folder).filePath(frames.back()));
   EXPECT_EQ(middle.size(), end.size());
-  EXPECT_GT(rewriteMarkPixels(end), 800);
+  EXPECT_GT(test::rewriteMarkPixels(end), 800);
   checkpoint(*s, QStringLiteral("debranch_frames_exported"));
 }
 

@@ -430,6 +430,40 @@ Seen seen(Session& s) {
               undo->isEnabled() ? undo->text() : QString()};
 }
 
+// The states after each step of a flow, and the check that undoing every step, then
+// redoing them, passes through the same states again (document and picture), with the
+// Redo entry naming the step just undone.
+class Steps {
+ public:
+  Steps(Session& s, const QString& start) : s_(s), states_{seen(s)}, names_{start} {}
+
+  void done(const QString& step) {
+    states_.push_back(seen(s_));
+    names_.push_back(step);
+    EXPECT_NE(states_.back(), states_[states_.size() - 2])
+        << step.toStdString() << " changed nothing";
+  }
+  void undoAll() {
+    for (size_t k = states_.size() - 1; k > 0; --k) {
+      const QString undoing = editAction(s_, QStringLiteral("Undo"))->text().mid(6);  // "&Undo "
+      undoKey(s_);
+      EXPECT_EQ(seen(s_), states_[k - 1]) << "undo of " << names_[k].toStdString();
+      EXPECT_EQ(editAction(s_, QStringLiteral("Redo"))->text().mid(6), undoing);
+    }
+  }
+  void redoAll() {
+    for (size_t k = 1; k < states_.size(); ++k) {
+      redoKey(s_);
+      EXPECT_EQ(seen(s_), states_[k]) << "redo of " << names_[k].toStdString();
+    }
+  }
+
+ private:
+  Session& s_;
+  std::vector<Seen> states_;
+  std::vector<QString> names_;
+};
+
 void renameSelected(Session& s, const QString& name) {
   QLineEdit* field = s->propertiesPanel()->nameEdit();
   click(field);
@@ -447,13 +481,8 @@ NodeId memberOf(Session& s, GroupId group, Op op) {
 TEST(EditorScenario, BuildsMoreOnesFromNothingUndoesRedoesSavesReopensAndRunsIt) {
   Session s;
   startNewProgram(s);
-  std::vector<Seen> states{seen(s)};
-  std::vector<QString> steps{QStringLiteral("empty")};
-  auto done = [&](const QString& step) {
-    states.push_back(seen(s));
-    steps.push_back(step);
-    EXPECT_NE(states.back(), states[states.size() - 2]) << step.toStdString() << " changed nothing";
-  };
+  Steps steps(s, QStringLiteral("empty"));
+  auto done = [&](const QString& step) { steps.done(step); };
 
   // The nodes, from the palette; names and exact values typed in.
   const NodeId input = addFromPalette(s, QStringLiteral("Input"));
@@ -524,18 +553,10 @@ TEST(EditorScenario, BuildsMoreOnesFromNothingUndoesRedoesSavesReopensAndRunsIt)
 
   // Undo every step back to the empty program, then redo them all: each state is the one
   // seen before, document and picture.
-  for (size_t k = states.size() - 1; k > 0; --k) {
-    const QString undoing = editAction(s, QStringLiteral("Undo"))->text().mid(6);  // "&Undo "
-    undoKey(s);
-    EXPECT_EQ(seen(s), states[k - 1]) << "undo of " << steps[k].toStdString();
-    EXPECT_EQ(editAction(s, QStringLiteral("Redo"))->text().mid(6), undoing);
-  }
+  steps.undoAll();
   EXPECT_FALSE(editAction(s, QStringLiteral("Undo"))->isEnabled());
   checkpoint(*s, QStringLiteral("more_ones_3_all_undone"));
-  for (size_t k = 1; k < states.size(); ++k) {
-    redoKey(s);
-    EXPECT_EQ(seen(s), states[k]) << "redo of " << steps[k].toStdString();
-  }
+  steps.redoAll();
   checkpoint(*s, QStringLiteral("more_ones_4_all_redone"));
 
   // Save (the name typed without an extension), start anew, open it again.
@@ -555,12 +576,8 @@ TEST(EditorScenario, BuildsMoreOnesFromNothingUndoesRedoesSavesReopensAndRunsIt)
   // Run it in the Token stepper: 1,0,1,1,0 gives 1,0,1,1,1.
   clickTab(s.window.get(), QStringLiteral("Token stepper"));
   StepperView* stepper = s->stepperView();
-  auto* program = findVisible<QComboBox>(stepper);  // the prompt builder's program choice
-  ASSERT_NE(program, nullptr);
-  click(program);
-  ASSERT_TRUE(waitUntil([&] { return program->view()->isVisible(); }, 2000));
-  const QModelIndex moreOnes = program->model()->index(program->findText("more_ones"), 0);
-  click(program->view()->viewport(), program->view()->visualRect(moreOnes).center());
+  // The prompt builder's program choice.
+  chooseInCombo(comboOffering(stepper, QStringLiteral("more_ones")), QStringLiteral("more_ones"));
   QLineEdit* bits = nullptr;
   for (QLineEdit* e : stepper->findChildren<QLineEdit*>())
     if (e->isVisible() && e->text() == QStringLiteral("10110001")) bits = e;
@@ -613,13 +630,8 @@ TEST(EditorScenario, EveryKindOfEditUndoesAndRedoesToTheSameDocumentAndPicture) 
   ASSERT_EQ(g.groups()[notGroup].function, "f_not");
   const NodeId notNode = g.groups()[notGroup].output;
 
-  std::vector<Seen> states{seen(s)};
-  std::vector<QString> steps{QStringLiteral("opened")};
-  auto done = [&](const QString& step) {
-    states.push_back(seen(s));
-    steps.push_back(step);
-    EXPECT_NE(states.back(), states[states.size() - 2]) << step.toStdString() << " changed nothing";
-  };
+  Steps steps(s, QStringLiteral("opened"));
+  auto done = [&](const QString& step) { steps.done(step); };
 
   // Move: drag a box by its body.
   BoxItem* onesBox = boxShowing(editor(s), ones);
@@ -698,16 +710,10 @@ TEST(EditorScenario, EveryKindOfEditUndoesAndRedoesToTheSameDocumentAndPicture) 
   done(QStringLiteral("collapse all"));
   checkpoint(*s, QStringLiteral("editor_every_kind_done"));
 
-  for (size_t k = states.size() - 1; k > 0; --k) {
-    undoKey(s);
-    EXPECT_EQ(seen(s), states[k - 1]) << "undo of " << steps[k].toStdString();
-  }
+  steps.undoAll();
   EXPECT_FALSE(s->document()->isModified());
   checkpoint(*s, QStringLiteral("editor_every_kind_undone"));
-  for (size_t k = 1; k < states.size(); ++k) {
-    redoKey(s);
-    EXPECT_EQ(seen(s), states[k]) << "redo of " << steps[k].toStdString();
-  }
+  steps.redoAll();
 }
 
 }  // namespace

@@ -97,22 +97,8 @@ QComboBox* modelBox(ModelTab* tab) {
 // Picks `title` in the Model box as a person does: clicks the box, checks that its list
 // draws, moves to the entry and clicks it.
 void pickModel(ModelTab* tab, const QString& title, const QString& checkpointName) {
-  QComboBox* box = modelBox(tab);
-  ASSERT_NE(box, nullptr);
-  click(box);
-  QAbstractItemView* list = box->view();
-  ASSERT_TRUE(waitUntil([&] { return list->isVisible(); }, 3000)) << "the Model list opens";
-  expectDrawnOnScreen(list->window(), checkpointName);
-  const int row = box->findText(title);
-  ASSERT_GE(row, 0) << "no model " << title.toStdString();
-  const QModelIndex index = list->model()->index(row, 0);
-  list->scrollTo(index);
-  const QPoint at = list->visualRect(index).center();
-  settle(QApplication::doubleClickInterval());  // a release right after opening is ignored
-  QTest::mouseMove(list->viewport(), at);
-  QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, at);
-  ASSERT_TRUE(waitUntil([&] { return !list->isVisible(); }, 3000)) << "the list closes";
-  EXPECT_EQ(box->currentText(), title);
+  chooseInCombo(modelBox(tab), title,
+                [&](QWidget* list) { expectDrawnOnScreen(list, checkpointName); });
 }
 
 // Presses Run and waits for the run to end; the status then names the model.

@@ -198,6 +198,35 @@ inline void clickTreeItem(QTreeWidget* tree, const QString& text, bool dbl = fal
   settle(30);
 }
 
+// The first visible combo box under `root` that offers `text`.
+inline QComboBox* comboOffering(QWidget* root, const QString& text) {
+  for (QComboBox* box : root->findChildren<QComboBox*>())
+    if (box->isVisible() && box->findText(text) >= 0) return box;
+  return nullptr;
+}
+
+// Opens a combo box with a click and clicks the entry `text` in its list, as a person
+// chooses. Returns the list (a popup of its own) while it was open, for callers that
+// check how it was drawn; fails the test when the entry is missing.
+inline void chooseInCombo(QComboBox* box, const QString& text,
+                          const std::function<void(QWidget* list)>& whileOpen = {}) {
+  ASSERT_NE(box, nullptr);
+  click(box);
+  QAbstractItemView* list = box->view();
+  ASSERT_TRUE(waitUntil([&] { return list->isVisible(); }, 3000)) << "the list opens";
+  if (whileOpen) whileOpen(list->window());
+  const int row = box->findText(text);
+  ASSERT_GE(row, 0) << "no entry " << text.toStdString();
+  const QModelIndex index = list->model()->index(row, 0);
+  list->scrollTo(index);
+  const QPoint at = list->visualRect(index).center();
+  settle(QApplication::doubleClickInterval());  // a release right after opening is ignored
+  QTest::mouseMove(list->viewport(), at);
+  QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, at);
+  ASSERT_TRUE(waitUntil([&] { return !list->isVisible(); }, 3000)) << "the list closes";
+  ASSERT_EQ(box->currentText(), text);
+}
+
 // Clicks the tab titled `title` of the first visible tab widget in `root` that has one.
 inline void clickTab(QWidget* root, const QString& title) {
   for (QTabBar* bar : root->findChildren<QTabBar*>()) {
