@@ -133,6 +133,23 @@ std::vector<NodeId> GraphScene::producersOfItem(int itemIndex) const {
   return {producers.begin(), producers.end()};
 }
 
+std::vector<OpenSlot> GraphScene::openSlotsOfItem(int itemIndex) const {
+  const Graph& g = document_->graph();
+  const VisibleGraph& v = document_->visible();
+  std::vector<OpenSlot> open;
+  if (itemIndex < 0 || itemIndex >= static_cast<int>(v.items.size()) ||
+      v.items[static_cast<size_t>(itemIndex)].kind != VisibleItem::Kind::Group)
+    return open;
+  const GroupId group = v.items[static_cast<size_t>(itemIndex)].id;
+  for (NodeId m : g.groups()[static_cast<size_t>(group)].nodes) {
+    if (!g.contains(m) || v.itemOfNode[static_cast<size_t>(m)] != itemIndex) continue;
+    const Node& n = g.node(m);
+    for (size_t slot = 0; slot < n.inputs.size(); ++slot)
+      if (n.inputs[slot] == kNoNode) open.push_back({m, static_cast<int>(slot)});
+  }
+  return open;
+}
+
 BoxItem* GraphScene::makeBox(const VisibleItem& item, int index, int& unplaced) {
   const Graph& g = document_->graph();
   const ItemSize size = itemSize(g, item);
@@ -141,7 +158,7 @@ BoxItem* GraphScene::makeBox(const VisibleItem& item, int index, int& unplaced) 
   if (item.kind == VisibleItem::Kind::Node)
     box = new NodeItem(g, item.id, qsize);
   else
-    box = new GroupItem(g, item.id, qsize, producersOfItem(index));
+    box = new GroupItem(g, item.id, qsize, producersOfItem(index), openSlotsOfItem(index));
   const auto pos = document_->position(refOf(item));
   box->setPos(pos ? toPoint(*pos) : fallbackPosition(unplaced++));
   box->setCacheMode(detailCaching_ ? QGraphicsItem::DeviceCoordinateCache : QGraphicsItem::NoCache);
@@ -221,13 +238,15 @@ std::set<ItemRef> GraphScene::staleBoxes(const DocumentChange& what) const {
   markNode(what.outputBefore);
   markNode(what.outputAfter);
   for (GroupId id : what.groups) stale.insert(ItemRef{ItemRef::Kind::Group, id});
-  // Group boxes whose outside producers changed get other ports.
+  // Group boxes whose outside producers or open operand slots changed get other ports.
   for (size_t i = 0; i < v.items.size(); ++i) {
     if (v.items[i].kind != VisibleItem::Kind::Group) continue;
     const auto it = boxByRef_.find(refOf(v.items[i]));
     if (it == boxByRef_.end()) continue;
     const auto* box = static_cast<const GroupItem*>(it->second);
-    if (box->producers() != producersOfItem(static_cast<int>(i))) stale.insert(it->first);
+    const int index = static_cast<int>(i);
+    if (box->producers() != producersOfItem(index) || box->openSlots() != openSlotsOfItem(index))
+      stale.insert(it->first);
   }
   return stale;
 }
@@ -482,32 +501,41 @@ bool GraphScene::startConnection(BoxItem* box, QPointF scenePos) {
     const int port = box->inputPortAt(local);
     if (port < 0) return false;
     if (box->type() != NodeItem::Type) {
-      Q_EMIT statusMessage(tr("Expand the group to rewire its inputs."));
-      return true;
-    }
-    const Node& node = g.node(box->ref().id);
-    const bool connected =
-        port < static_cast<int>(node.inputs.size()) && g.contains(node.inputs[port]);
-    if (!connected) {
-      // An open input (or a Concat's "+"): the drop names the producer.
-      drag.fromInput = true;
-      drag.to = node.id;
-      drag.toSlot = node.op == Op::Concat && port >= static_cast<int>(node.inputs.size())
-                        ? -1
-                        : (node.op == Op::Concat ? port : 0);
-      drag.start = box->mapToScene(box->inputPortPos(port));
-    } else {
-      drag.from = node.inputs[port];
-      drag.rewiredNode = node.id;
-      drag.rewiredSlot = port;
-      for (EdgeItem* edge : box->edges()) {
-        if (edge->target() == box && edge->targetPort() == port) {
-          drag.hiddenEdge = edge;
-          edge->hide();  // the edge follows the cursor until it is dropped
-          drag.start = edge->source()->mapToScene(edge->source()->outputPortPos());
-        }
+      // An open operand port of a collapsed group: the drop names its producer.
+      if (const auto open = static_cast<GroupItem*>(box)->openSlotOfPort(port)) {
+        drag.fromInput = true;
+        drag.to = open->node;
+        drag.toSlot = g.node(open->node).op == Op::Concat ? open->slot : 0;
+        drag.start = box->mapToScene(box->inputPortPos(port));
+      } else {
+        Q_EMIT statusMessage(tr("Expand the group to rewire its inputs."));
+        return true;
       }
-      if (!drag.hiddenEdge) return false;
+    } else {
+      const Node& node = g.node(box->ref().id);
+      const bool connected =
+          port < static_cast<int>(node.inputs.size()) && g.contains(node.inputs[port]);
+      if (!connected) {
+        // An open input (or a Concat's "+"): the drop names the producer.
+        drag.fromInput = true;
+        drag.to = node.id;
+        drag.toSlot = node.op == Op::Concat && port >= static_cast<int>(node.inputs.size())
+                          ? -1
+                          : (node.op == Op::Concat ? port : 0);
+        drag.start = box->mapToScene(box->inputPortPos(port));
+      } else {
+        drag.from = node.inputs[port];
+        drag.rewiredNode = node.id;
+        drag.rewiredSlot = port;
+        for (EdgeItem* edge : box->edges()) {
+          if (edge->target() == box && edge->targetPort() == port) {
+            drag.hiddenEdge = edge;
+            edge->hide();  // the edge follows the cursor until it is dropped
+            drag.start = edge->source()->mapToScene(edge->source()->outputPortPos());
+          }
+        }
+        if (!drag.hiddenEdge) return false;
+      }
     }
   }
   drag.line = new QGraphicsPathItem(drag.fromInput ? edgeCurve(scenePos, drag.start)
@@ -555,9 +583,20 @@ GraphScene::DropTarget GraphScene::dropTargetAt(const ConnectionDrag& drag,
     return target;
   }
   if (target.box->type() != NodeItem::Type) {
-    target.refusal =
-        tr("the group's members are hidden; expand the group (double-click) to "
-           "connect into it");
+    // A collapsed group takes a connection on one of its open operand ports.
+    const int port = target.box->inputPortAt(target.box->mapFromScene(scenePos));
+    const auto open = static_cast<GroupItem*>(target.box)->openSlotOfPort(port);
+    if (!open) {
+      target.refusal =
+          tr("drop on one of the group's open input ports, or expand the group (double-click) to "
+             "connect to a member");
+      return target;
+    }
+    target.from = drag.from;
+    target.to = open->node;
+    target.slot = document_->graph().node(open->node).op == Op::Concat ? open->slot : 0;
+    if (const auto refusal = document_->connectionRefusal(target.from, target.to, target.slot))
+      target.refusal = QString::fromStdString(*refusal);
     return target;
   }
   target.from = drag.from;

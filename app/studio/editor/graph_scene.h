@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "app/studio/document/document.h"
+#include "app/studio/editor/group_item.h"
 
 class QGraphicsPathItem;
 
@@ -132,6 +133,8 @@ class GraphScene : public QGraphicsScene {
   void fitFrames(const std::vector<GroupFrameItem*>& frames);
   QPointF fallbackPosition(int index) const;
   std::vector<NodeId> producersOfItem(int itemIndex) const;
+  // The unconnected input slots of the members a group box shows.
+  std::vector<OpenSlot> openSlotsOfItem(int itemIndex) const;
   // The topmost box near `scenePos`, counting the port areas around its edges.
   BoxItem* boxNear(QPointF scenePos) const;
 

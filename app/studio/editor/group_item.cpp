@@ -25,8 +25,11 @@ QString groupCaption(const Group& group) {
          QLatin1Char(')');
 }
 
-GroupItem::GroupItem(const Graph& graph, GroupId id, QSizeF size, std::vector<NodeId> producers)
-    : BoxItem(ItemRef{ItemRef::Kind::Group, id}, size), producers_(std::move(producers)) {
+GroupItem::GroupItem(const Graph& graph, GroupId id, QSizeF size, std::vector<NodeId> producers,
+                     std::vector<OpenSlot> open)
+    : BoxItem(ItemRef{ItemRef::Kind::Group, id}, size),
+      producers_(std::move(producers)),
+      open_(std::move(open)) {
   const Group& group = graph.groups().at(id);
   output_ = group.output;
   QFont bold;
@@ -39,11 +42,19 @@ GroupItem::GroupItem(const Graph& graph, GroupId id, QSizeF size, std::vector<No
       QFontMetricsF(bold).elidedText(QString::fromStdString(group.function), Qt::ElideRight, room);
   params_ = QFontMetricsF(small).elidedText(groupParamsText(group), Qt::ElideRight, room);
   members_ = QStringLiteral("%1 nodes").arg(group.nodes.size());
-  setInputPorts(std::vector<bool>(producers_.size(), true), false);
+  std::vector<bool> connected(producers_.size(), true);
+  connected.resize(producers_.size() + open_.size(), false);
+  setInputPorts(std::move(connected), false);
   setIsOutput(graph.output() == output_);
   setDescription(QStringLiteral("%1 \u2014 %2 nodes, double-click to expand")
                      .arg(groupCaption(group))
                      .arg(group.nodes.size()));
+}
+
+std::optional<OpenSlot> GroupItem::openSlotOfPort(int port) const {
+  const int k = port - static_cast<int>(producers_.size());
+  if (k < 0 || k >= static_cast<int>(open_.size())) return std::nullopt;
+  return open_[static_cast<size_t>(k)];
 }
 
 int GroupItem::portOfProducer(NodeId producer) const {

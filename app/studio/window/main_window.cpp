@@ -476,7 +476,8 @@ void MainWindow::showEditor() {
 void MainWindow::updateEditorDocks() {
   // The palette, properties and overview serve the graph editor: other views get the
   // room while they are shown. The start page hides Problems too (an untouched document
-  // has nothing to fix). The docks come back as the person left them.
+  // has nothing to fix), and so does the Models tab (seed models are not the program).
+  // The docks come back as the person left them.
   const bool startPage = startPageShown();
   const bool editing = views_->currentWidget() == graphPage_ && !startPage;
   QStringList unwanted;
@@ -484,7 +485,7 @@ void MainWindow::updateEditorDocks() {
     unwanted << QStringLiteral("PaletteDock") << QStringLiteral("PropertiesDock")
              << QStringLiteral("OverviewDock");
   }
-  if (startPage) unwanted << QStringLiteral("ProblemsDock");
+  if (startPage || views_->currentWidget() == models_) unwanted << QStringLiteral("ProblemsDock");
   for (QDockWidget* d : findChildren<QDockWidget*>()) {
     if (unwanted.contains(d->objectName())) {
       if (!d->isHidden() && !hiddenDocks_.contains(d)) {

@@ -185,6 +185,44 @@ TEST(EditorScenario, DraggingFromAnOpenInputPortConnectsInsteadOfMovingTheBox) {
   checkpoint(*s, QStringLiteral("editor_3_connected_backwards"));
 }
 
+// A sugar call from the palette has open operands: its collapsed box offers them as
+// ports, so it is wired like any node, from either end, without expanding it.
+TEST(EditorScenario, ACollapsedSugarCallIsWiredThroughItsOpenPorts) {
+  Session s;
+  startNewProgram(s);
+  const NodeId input = addFromPalette(s, QStringLiteral("Input"));
+  const NodeId relu = addFromPalette(s, QStringLiteral("ReLU"));
+  clickTreeItem(s->palettePanel()->tree(), QStringLiteral("f_larger"), /*dbl=*/true);
+  ASSERT_EQ(editor(s)->selectedItems().size(), 1);
+  const GroupId larger = editor(s)->selectedItems().front().id;
+  auto* box = static_cast<GroupItem*>(groupBox(editor(s), larger));
+  ASSERT_EQ(box->openSlots().size(), 2u) << "x and y are open";
+  ASSERT_EQ(box->inputPortCount(), 2);
+  const NodeId concat = box->openSlots()[0].node;
+  // Forward: from Input's output onto the first open port.
+  editor(s)->centerOn((boxShowing(editor(s), input)->scenePos() + box->scenePos()) / 2);
+  dragOnCanvas(editor(s), outputPortOf(editor(s), boxShowing(editor(s), input)),
+               inputPortOf(editor(s), box, 0));
+  EXPECT_EQ(s->document()->graph().node(concat).inputs[0], input);
+  // The box is drawn anew: Input's port (connected), then the one open port left.
+  box = static_cast<GroupItem*>(groupBox(editor(s), larger));
+  ASSERT_EQ(box->inputPortCount(), 2);
+  EXPECT_TRUE(edgeDrawn(editor(s), input, concat));
+  // Backward: from the open port onto the ReLU box.
+  editor(s)->centerOn((boxShowing(editor(s), relu)->scenePos() + box->scenePos()) / 2);
+  dragOnCanvas(editor(s), inputPortOf(editor(s), box, 1),
+               bodyOf(editor(s), boxShowing(editor(s), relu)));
+  EXPECT_EQ(s->document()->graph().node(concat).inputs[1], relu);
+  EXPECT_TRUE(s->document()->problemsOf(concat).empty());
+  EXPECT_TRUE(static_cast<GroupItem*>(groupBox(editor(s), larger))->openSlots().empty());
+  checkpoint(*s, QStringLiteral("editor_collapsed_group_wired"));
+  // Both connections undo.
+  undoKey(s);
+  undoKey(s);
+  EXPECT_EQ(s->document()->graph().node(concat).inputs, (std::vector<NodeId>{kNoNode, kNoNode}));
+  EXPECT_EQ(static_cast<GroupItem*>(groupBox(editor(s), larger))->openSlots().size(), 2u);
+}
+
 // ---- item 4: moving the output --------------------------------------------------------
 
 TEST(EditorScenario, MovingTheOutputUnmarksTheOldOutput) {
@@ -402,6 +440,10 @@ TEST(EditorScenario, TheModelsTabShowsNoProblemsOfTheGraph) {
     EXPECT_FALSE(label->text().contains(QStringLiteral("problem")))
         << "the Models tab shows " << label->text().toStdString();
   }
+  EXPECT_FALSE(s->problemsPanel()->isVisible()) << "the Problems list shows in the Models tab";
+  // Back in the editor, the program's problems are there again.
+  clickTab(s.window.get(), QStringLiteral("Graph"));
+  EXPECT_TRUE(s->problemsPanel()->isVisible());
 }
 
 // ---- the whole flow: more_ones from an empty window ---------------------------------------
