@@ -1,5 +1,7 @@
 #include "app/cli/cli.h"
 
+#include <cerrno>
+#include <cstring>
 #include <functional>
 #include <iostream>
 
@@ -49,7 +51,17 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   for (const Subcommand& s : kSubcommands) {
     if (args[0] != s.name) continue;
     try {
-      return s.run(Argv(args.begin() + 1, args.end()), out);
+      const int code = s.run(Argv(args.begin() + 1, args.end()), out);
+      // A full disk or a closed pipe must not pass for success (lsrl info > /dev/full).
+      errno = 0;
+      out.flush();
+      if (!out) {
+        const int why = errno;
+        err << "lsrl " << s.name << ": error: writing the output failed"
+            << (why != 0 ? std::string(" (") + std::strerror(why) + ")" : std::string()) << "\n";
+        return 1;
+      }
+      return code;
     } catch (const Error& e) {
       err << "lsrl " << s.name << ": error: " << e.what() << "\n";
       return 1;

@@ -20,7 +20,8 @@ int cmdCheck(const Argv& argv, std::ostream& out) {
   const auto args = parseOrHelp(spec, argv, out);
   if (!args) return 0;
   const std::string& path = args->positional()[0];
-  const Graph g = loadRunnableGraph(path, false);  // structural errors throw with their location
+  const Graph g = loadRunnableGraph(
+      path, false, Validation::Report);  // structural errors throw with their location
   const std::vector<Problem> problems = checkGraph(g);
   if (problems.empty()) {
     out << path << ": ok (" << g.programNodes().size() << " nodes)\n";

@@ -74,8 +74,7 @@ class ProgressPrinter {
 void removeWithSidecar(const std::string& path) {
   std::error_code ignored;
   std::filesystem::remove(path, ignored);
-  std::filesystem::remove(std::filesystem::path(path).parent_path() / sidecarFileName(path),
-                          ignored);
+  removeSupersededSidecars(path, "");
 }
 
 void stopIfInterrupted(const std::string& when) {

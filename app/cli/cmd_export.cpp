@@ -7,6 +7,7 @@
 #include "app/cli/target_options.h"
 #include "core/arch/targets.h"
 #include "core/compile/compiler.h"
+#include "core/graph/checks.h"
 #include "core/io/model_file.h"
 #include "core/io/weights_file.h"
 #include "core/util/error.h"
@@ -61,6 +62,7 @@ int cmdExport(const Argv& argv, std::ostream& out) {
 
   const std::string modelPath = args->positional()[0];
   const CompiledModel model = loadModelFile(modelPath);
+  requireValidPath(model.path, modelPath);  // the same refusal as lsrl run and lsrl check
   Target target = defaultTarget(model);
   if (args->has("target")) {
     const auto t = targetFromName(args->get("target"));

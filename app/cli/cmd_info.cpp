@@ -21,7 +21,8 @@ int cmdInfo(const Argv& argv, std::ostream& out) {
                          1};
   const auto args = parseOrHelp(spec, argv, out);
   if (!args) return 0;
-  const Graph g = loadRunnableGraph(args->positional()[0], false);  // program or model
+  const Graph g =
+      loadRunnableGraph(args->positional()[0], false, Validation::Report);  // program or model
   const GraphStats s = computeStats(g);
   nlohmann::ordered_json j;
   j["file"] = args->positional()[0];

@@ -48,8 +48,8 @@ nlohmann::json runAll(const std::shared_ptr<const Plan>& plan,
 
 // The float64 or exact DAG executor over every sequence (the plan built once); writes
 // the traces to `tracePath` when it is not empty.
-nlohmann::json runOnPlan(const Graph& graph, const SequenceBatch& batch, bool exact, int threads,
-                         const std::string& tracePath) {
+nlohmann::json runOnPlan(const Graph& graph, bool compiled, const SequenceBatch& batch, bool exact,
+                         int threads, const std::string& tracePath) {
   long long inputConductor = 4;
   for (const ExactSequence& s : batch.sequences)
     for (const ExactVector& row : s)
@@ -57,6 +57,7 @@ nlohmann::json runOnPlan(const Graph& graph, const SequenceBatch& batch, bool ex
   PlanOptions options;
   options.exact = exact;
   options.extraConductor = inputConductor;
+  options.allowHugeSparse = compiled;  // validated by loadRunnableGraph (requireValidPath)
   const auto plan = Plan::make(graph, options);
 
   const bool wantTrace = !tracePath.empty();
@@ -144,7 +145,9 @@ int cmdRun(const Argv& argv, std::ostream& out) {
     for (const auto& o : runFp32(batch::layerProgramFromPath(graph), batch.sequences, fp32Backend))
       rows.push_back(doubleRowsToJson(o));
   } else {
-    rows = runOnPlan(loadRunnableGraph(file, exact), batch, exact, threads,
+    bool compiled = false;
+    const Graph graph = loadRunnableGraph(file, exact, Validation::Refuse, &compiled);
+    rows = runOnPlan(graph, compiled, batch, exact, threads,
                      args->has("trace") ? args->get("trace") : "");
   }
   nlohmann::ordered_json result;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/arch/import.h"
+#include "core/graph/checks.h"
 #include "core/io/graph_file.h"
 #include "core/io/json_util.h"
 #include "core/io/model_file.h"
@@ -14,11 +15,24 @@
 
 namespace lsrl::cli {
 
-Graph loadRunnableGraph(const std::string& path, bool exact) {
-  if (isPythonProgramPath(path)) return loadPythonProgram(path);
+Graph loadRunnableGraph(const std::string& path, bool exact, Validation validation,
+                        bool* compiled) {
+  const bool refuse = validation == Validation::Refuse;
+  if (compiled != nullptr) *compiled = false;
+  if (isPythonProgramPath(path)) {
+    Graph g = loadPythonProgram(path);
+    if (refuse) requireValid(g, path);
+    return g;
+  }
   const nlohmann::json doc = io::parseJson(readWholeFile(path), path);
-  if (!isModelDocument(doc)) return graphFromJson(doc, path);
+  if (!isModelDocument(doc)) {
+    Graph g = graphFromJson(doc, path);
+    if (refuse) requireValid(g, path);
+    return g;
+  }
   CompiledModel model = modelFromJson(doc, path);
+  if (refuse) requireValidPath(model.path, path);
+  if (compiled != nullptr) *compiled = true;
   if (exact && model.backend() != Backend::Exact)
     throw Error(path + " was compiled with --backend " + std::string(backendName(model.backend())) +
                 ", so its values are float64 roundings; --exact needs a model compiled with "

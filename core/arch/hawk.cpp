@@ -145,6 +145,9 @@ MlpChannel copyMlp(int from, int out) {
   return {{}, Exact(1), {{from, Exact(1)}}, Exact(), out, Exact(1)};
 }
 
+// The conv-window weights (taps × channels) a Hawk model may have in all.
+constexpr long long kMaxHawkTapValues = 1LL << 22;
+
 class HawkBuilder {
  public:
   HawkBuilder(bool residual, int horizon) : residual_(residual), horizon_(horizon) {}
@@ -210,6 +213,17 @@ class HawkBuilder {
     std::map<std::pair<int, int>, ExactVector> taps;
     int j = 0;
     while (Phi.nonZeros() > 0 && j < cap) {
+      // Checked as the window grows: a recorded horizon of 10^9 must fail here, not after
+      // filling memory (the window's weights are exported one per tap and channel).
+      const long long pairs =
+          std::max<long long>(static_cast<long long>(taps.size()), Phi.nonZeros());
+      if (pairs * (j + 1) > kMaxHawkTapValues) {
+        throw Error("hawk: NF layer " + std::to_string(l) + " needs a conv window of " +
+                    (horizon_ > 0 ? "T = " + std::to_string(horizon_) : std::to_string(cap)) +
+                    " taps on " + std::to_string(pairs) + " channels, more than the " +
+                    std::to_string(kMaxHawkTapValues) +
+                    " weights a hawk export may hold; give a smaller horizon T");
+      }
       for (const auto& e : Phi.entries()) {
         ExactVector& w = taps[{e.row, e.col}];
         w.resize(static_cast<size_t>(j) + 1);
@@ -616,7 +630,7 @@ HawkModel<double> hawkFromTensors(const TensorSource& tensors, const nlohmann::j
     throw Error(where + ": hawk lru_base must be \"relu\"");
   }
   m.maxSeqLen = meta.contains("max_seq_len") && !meta["max_seq_len"].is_null()
-                    ? metaInt(meta, "max_seq_len", where)
+                    ? metaInt(meta, "max_seq_len", where, 1'000'000'000)
                     : 0;
   const int D = m.D;
   m.embed = tensors.matrix("embed.weight", D, m.inputDim);

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/arch/tensor_codec.h"
+#include "core/io/json_util.h"
 #include "core/io/safetensors.h"
 #include "core/util/error.h"
 
@@ -89,12 +90,8 @@ FloatTargetModel importTargetModel(const TensorFile& file, const std::string& wh
   if (file.metadataJson.empty()) {
     throw Error(where + ": no \"lsrl\" metadata; cannot tell which architecture the tensors are");
   }
-  nlohmann::json meta;
-  try {
-    meta = nlohmann::json::parse(file.metadataJson);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(where + ": the \"lsrl\" metadata is not valid JSON (" + e.what() + ")");
-  }
+  // The project's parser: its errors say where and what, not nlohmann's raw text.
+  const nlohmann::json meta = io::parseJson(file.metadataJson, where + ": the \"lsrl\" metadata");
   const std::string arch = metaString(meta, "arch", where);
   const std::optional<Target> target = targetFromName(arch);
   if (!target) {

@@ -5,6 +5,7 @@
 #include "core/arch/bounds.h"
 #include "core/arch/positivity.h"
 #include "core/arch/tensor_codec.h"
+#include "core/graph/checks.h"
 #include "core/util/error.h"
 
 namespace lsrl {
@@ -110,6 +111,7 @@ void makeStatesNonNegative(TargetModel& m) {
 }  // namespace
 
 TargetModel buildTarget(const Graph& path, Target target, const TargetOptions& options) {
+  requireValidPath(path);
   const std::string name(targetName(target));
   if (target == Target::LinearRnn || target == Target::Rnn) {
     const NodeId multi = firstMulti(path);

@@ -72,11 +72,11 @@ const nlohmann::json& field(const nlohmann::json& meta, const std::string& key,
 
 }  // namespace
 
-int metaInt(const nlohmann::json& meta, const std::string& key, const std::string& where) {
+int metaInt(const nlohmann::json& meta, const std::string& key, const std::string& where, int max) {
   const nlohmann::json& v = field(meta, key, where);
-  if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > (int64_t{1} << 30)) {
+  if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > max) {
     throw Error(where + ": metadata \"" + key + "\" is " + v.dump() +
-                ", expected a non-negative integer");
+                ", expected an integer in 0.." + std::to_string(max));
   }
   return v.get<int>();
 }

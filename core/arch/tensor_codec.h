@@ -37,7 +37,10 @@ class TensorSource {
 
 // Metadata fields for import: meta[key] as a non-negative int / a string / a bool; throws
 // lsrl::Error naming `where` and the key when it is missing or of another type.
-int metaInt(const nlohmann::json& meta, const std::string& key, const std::string& where);
+// An integer metadata entry in 0..max. The default bound is the widest node (kMaxNodeDim),
+// so that sizes derived from widths (4 gates x hidden) cannot overflow an int.
+int metaInt(const nlohmann::json& meta, const std::string& key, const std::string& where,
+            int max = 1 << 20);
 std::string metaString(const nlohmann::json& meta, const std::string& key,
                        const std::string& where);
 bool metaBool(const nlohmann::json& meta, const std::string& key, const std::string& where);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/graph/checks.h"
 #include "core/util/error.h"
 
 namespace lsrl::batch {
@@ -286,6 +287,7 @@ std::string_view recurrenceName(Recurrence r) {
 }
 
 LayerProgram layerProgramFromPath(const Graph& path) {
+  requireValidPath(path);
   const std::vector<NodeId> order = path.topologicalOrder();
   if (order.empty() || path.node(order.front()).op != Op::Input)
     throw Error("layer program: the graph does not start with its Input");

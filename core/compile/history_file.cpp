@@ -220,11 +220,14 @@ class HistoryReader {
       n.id = nodeId(j.value("id", json()), at + ".id");
       if (payloads_[static_cast<size_t>(n.id)])
         fail(at + ".id", "node " + std::to_string(n.id) + " is listed twice");
-      const auto op = opFromName(j.value("op", std::string()));
-      if (!op) fail(at + ".op", "unknown op " + j.value("op", json()).dump());
+      const json opValue = j.value("op", json());
+      const auto op = opValue.is_string() ? opFromName(opValue.get<std::string>()) : std::nullopt;
+      if (!op) fail(at + ".op", "expected an op name, got " + io::describeJson(opValue));
       n.op = *op;
       n.dim = static_cast<int>(integer(j.value("dim", json()), at + ".dim", 0, 1 << 20));
-      n.name = j.value("name", std::string());
+      const json name = j.value("name", json(""));
+      if (!name.is_string()) fail(at + ".name", "expected a string, got " + io::describeJson(name));
+      n.name = name.get<std::string>();
       const std::string where = path_ + ": " + at;
       if (j.contains("slice")) {
         const json& s = j["slice"];
@@ -389,8 +392,15 @@ void saveHistoryFile(const std::string& path, const Graph& program, const Compil
   json steps = json::array();
   for (const Step& s : result.steps) steps.push_back(stepToJson(s));
   doc["steps"] = std::move(steps);
-  if (!writer.empty()) doc["sidecar"] = writeSidecar(path, writer.file());
+  // The sidecar first, under a name of its own (sidecarFileName), the JSON last: a kill
+  // at any moment leaves the old pair or the new one. Then the old sidecars go.
+  std::string sidecarName;
+  if (!writer.empty()) {
+    doc["sidecar"] = writeSidecar(path, writer.file());
+    sidecarName = doc["sidecar"]["file"].get<std::string>();
+  }
   writeFileAtomically(path, doc.dump() + "\n");
+  removeSupersededSidecars(path, sidecarName);
 }
 
 LoadedHistory loadHistoryFile(const std::string& path) {

@@ -435,20 +435,65 @@ class Checker {
 
 std::vector<Problem> checkGraph(const Graph& g) { return Checker(g).run(); }
 
-void requireValid(const Graph& g, const std::string& source) {
-  const std::vector<Problem> problems = checkGraph(g);
-  if (problems.empty()) return;
+namespace {
+
+std::string joinProblems(const std::vector<const Problem*>& problems, const std::string& source) {
   const std::string prefix = source.empty() ? std::string() : source + ": ";
   std::string message;
   for (size_t i = 0; i < problems.size() && i < kMaxProblemsInError; ++i) {
     if (i) message += "\n";
-    message += prefix + problems[i].message;
+    message += prefix + problems[i]->message;
   }
   if (problems.size() > kMaxProblemsInError) {
     message += "\n" + prefix + "... and " + std::to_string(problems.size() - kMaxProblemsInError) +
                " more problems (run `lsrl check` for the full list).";
   }
-  throw Error(message);
+  return message;
+}
+
+// The matrix and vector shapes of a Linear or LinState against its width and input width.
+bool shapesMatch(const Graph& g, const Node& n) {
+  const int in = g.node(n.inputs.at(0)).dim;
+  if (n.op == Op::Linear)
+    return n.A.rows() == n.dim && n.A.cols() == in && static_cast<int>(n.b.size()) == n.dim;
+  return n.A.rows() == n.dim && n.A.cols() == n.dim && n.B.rows() == n.dim && n.B.cols() == in &&
+         static_cast<int>(n.init.size()) == n.dim && static_cast<int>(n.bias.size()) == n.dim;
+}
+
+}  // namespace
+
+void requireValid(const Graph& g, const std::string& source) {
+  const std::vector<Problem> problems = checkGraph(g);
+  if (problems.empty()) return;
+  std::vector<const Problem*> all;
+  for (const Problem& p : problems) all.push_back(&p);
+  throw Error(joinProblems(all, source));
+}
+
+void requireValidPath(const Graph& g, const std::string& source) {
+  const std::vector<Problem> problems = checkGraph(g);
+  std::vector<const Problem*> kept;
+  std::vector<NodeId> denseOnly;
+  for (const Problem& p : problems) {
+    const bool denseSize = p.kind == ProblemKind::AbsurdSize && p.node != kNoNode &&
+                           g.node(p.node).dim >= 1 && g.node(p.node).dim <= kMaxNodeDim;
+    if (denseSize) {
+      denseOnly.push_back(p.node);
+    } else {
+      kept.push_back(&p);
+    }
+  }
+  if (!kept.empty()) throw Error(joinProblems(kept, source));
+  // Nodes excused from the dense limit were not shape-checked by checkGraph.
+  for (NodeId id : denseOnly) {
+    const Node& n = g.node(id);
+    if ((n.op == Op::Linear || n.op == Op::LinState) && !n.inputs.empty() && !shapesMatch(g, n)) {
+      throw Error((source.empty() ? std::string() : source + ": ") + std::string(opName(n.op)) +
+                  " node " + std::to_string(id) +
+                  ": matrix or vector shapes do not match its width " + std::to_string(n.dim) +
+                  " and its input width " + std::to_string(g.node(n.inputs.at(0)).dim));
+    }
+  }
 }
 
 }  // namespace lsrl

@@ -37,5 +37,11 @@ constexpr long long kMaxMatrixEntries = 1LL << 28;
 std::vector<Problem> checkGraph(const Graph& g);
 // Throws lsrl::Error with all problems, one per line, if there are any.
 void requireValid(const Graph& g, const std::string& source = {});
+// requireValid for a compiled path graph, which is huge when counted densely (10^12 entries
+// for tok2tok L=10) but sparse: every problem except the dense-size limit (kMaxMatrixEntries)
+// of nodes whose width is sane, whose matrix shapes are then checked one by one. Every
+// consumer of a path graph (executor plan, targets, fp32 layer programs) calls this first, so
+// a malformed model file is refused with the same message as `lsrl check`, never run.
+void requireValidPath(const Graph& g, const std::string& source = {});
 
 }  // namespace lsrl

@@ -390,20 +390,25 @@ class Loader {
                "expected [row, col, value], got " + io::describeJson(e) +
                    (e.is_array() ? " of " + std::to_string(e.size()) + " values" : ""));
         }
-        long long r = -1;
-        long long c = -1;
-        if (!io::jsonInteger(e[0], r) || r < 0 || r >= rows) {
-          fail(at(at(entriesAt, k), size_t{0}),
-               "row " + (io::jsonInteger(e[0], r) ? std::to_string(r) : io::describeJson(e[0])) +
-                   " is outside the " + std::to_string(rows) + "x" + std::to_string(cols) +
-                   " matrix (expected an integer 0.." + std::to_string(rows - 1) + ")");
-        }
-        if (!io::jsonInteger(e[1], c) || c < 0 || c >= cols) {
-          fail(at(at(entriesAt, k), size_t{1}),
-               "column " + (io::jsonInteger(e[1], c) ? std::to_string(c) : io::describeJson(e[1])) +
-                   " is outside the " + std::to_string(rows) + "x" + std::to_string(cols) +
-                   " matrix (expected an integer 0.." + std::to_string(cols - 1) + ")");
-        }
+        // An index that is not an integer (0.0, "1") says so; one out of range names the shape.
+        const auto index = [&](size_t slot, const char* what, long long count) {
+          long long value = -1;
+          const std::string range = "0.." + std::to_string(count - 1);
+          if (!io::jsonInteger(e[slot], value)) {
+            fail(at(at(entriesAt, k), slot), std::string(what) + ": expected an integer " + range +
+                                                 " (written without a decimal point), got " +
+                                                 io::describeJson(e[slot]));
+          }
+          if (value < 0 || value >= count) {
+            fail(at(at(entriesAt, k), slot), std::string(what) + " " + std::to_string(value) +
+                                                 " is outside the " + std::to_string(rows) + "x" +
+                                                 std::to_string(cols) +
+                                                 " matrix (expected an integer " + range + ")");
+          }
+          return value;
+        };
+        const long long r = index(0, "row", rows);
+        const long long c = index(1, "column", cols);
         Exact x;
         if (!io::tryExactFromJson(e[2], x)) valueError(e[2], at(at(entriesAt, k), 2));
         entries.push_back({static_cast<int>(r), static_cast<int>(c), std::move(x)});

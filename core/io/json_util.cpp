@@ -52,9 +52,9 @@ class DomBuilder {
     if (ex.id == 406) {  // out_of_range.406: number overflow; point at the number's start
       if (position >= token.size()) position_ = position - token.size() + 1;
       message_ = "the number " + token +
-                 " is out of range (JSON numbers must be finite doubles); write it as a "
-                 "string such as \"" +
-                 token + "\" to use its exact value";
+                 " is out of range (JSON numbers must be finite doubles; where exact values "
+                 "are accepted, such as matrix entries, write it as a string: \"" +
+                 token + "\")";
     } else {
       std::string what = ex.what();
       // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax ..."

@@ -83,7 +83,13 @@ class ModelGraphReader {
     Node n;
     n.id = static_cast<NodeId>(integer(j.value("id", json()), where + ".id",
                                        static_cast<long long>(i), static_cast<long long>(i)));
-    const std::string opText = j.value("op", std::string());
+    const json opValue = j.value("op", json());
+    if (!opValue.is_string())
+      fail(where + ".op",
+           "expected an op name (Input, Linear, ReLU, LinState, Concat, Multi, "
+           "Slice), got " +
+               io::describeJson(opValue));
+    const std::string& opText = opValue.get_ref<const std::string&>();
     const bool sliceOp = opText == "Slice";
     const auto op = sliceOp ? std::optional<Op>(Op::Linear) : opFromName(opText);
     if (!op) fail(where + ".op", "unknown op " + j.value("op", json()).dump());
@@ -268,8 +274,15 @@ void saveModelFile(const std::string& path, const Graph& model, const json& comp
     if (h.init) j["init"] = writer.putVector(key + "init", n.init);
     if (h.bias) j["bias"] = writer.putVector(key + "bias", n.bias);
   }
-  if (!writer.empty()) doc["metadata"]["sidecar"] = writeSidecar(path, writer.file());
+  // The sidecar first, under a name of its own (sidecarFileName), the JSON last: a kill
+  // at any moment leaves the old pair or the new one. Then the old sidecars go.
+  std::string sidecarName;
+  if (!writer.empty()) {
+    doc["metadata"]["sidecar"] = writeSidecar(path, writer.file());
+    sidecarName = doc["metadata"]["sidecar"]["file"].get<std::string>();
+  }
   writeFileAtomically(path, formatGraphDocument(doc));
+  removeSupersededSidecars(path, sidecarName);
 }
 
 bool isModelDocument(const json& doc) {

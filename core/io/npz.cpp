@@ -2,6 +2,7 @@
 
 #include <zip.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -17,6 +18,12 @@ constexpr std::string_view kMagic = "\x93NUMPY";
 // (deflate cannot compress by much more than 1032:1).
 constexpr uint64_t kMaxExpansion = 1100;
 constexpr const char* kMetadataMember = "__metadata__.npy";
+// A .npy header fits in its first 64 KiB (a version-1 header length is 16 bits).
+constexpr uint64_t kNpyHeadRead = 65536 + 16;
+// The values an npz weights file may hold in all (256 MiB as float64): the seed models and
+// compiled exports hold far fewer, and a deflated archive of ~1 MB could otherwise claim
+// a gigabyte of zeros.
+constexpr uint64_t kMaxNpzValues = uint64_t{1} << 25;
 
 std::string inQuotes(std::string_view s) {
   std::string out;
@@ -203,9 +210,22 @@ std::string npyToBytes(const Tensor& tensor) {
   return npyBytes(tensor.dtype == Tensor::F32 ? "<f4" : "<f8", tensor.shape, data);
 }
 
-Tensor npyFromBytes(std::string_view bytes, const std::string& name, const std::string& source,
-                    bool allowBytes) {
-  const std::string where = source;
+namespace {
+
+// What a .npy preamble and header say: the tensor's dtype and shape, where its data starts
+// and how many bytes it needs. Parsed from the first bytes only, so that a zip member can be
+// checked before it is decompressed.
+struct NpyLayout {
+  Tensor::DType dtype = Tensor::F64;
+  bool isBytes = false;  // '|u1' (metadata)
+  std::vector<int64_t> shape;
+  std::string descr;
+  uint64_t count = 0;      // elements
+  uint64_t dataStart = 0;  // offset of the data
+  uint64_t dataBytes = 0;  // bytes the data needs
+};
+
+NpyLayout npyLayout(std::string_view bytes, const std::string& where, bool allowBytes) {
   if (bytes.size() < 10 || bytes.substr(0, kMagic.size()) != kMagic) {
     throw Error(where + ": not a .npy file (no \\x93NUMPY magic)");
   }
@@ -230,33 +250,50 @@ Tensor npyFromBytes(std::string_view bytes, const std::string& name, const std::
     throw Error(where + ": .npy header lacks 'descr', 'fortran_order' or 'shape'");
   }
   if (*header.fortranOrder) throw Error(where + ": Fortran-order arrays are not supported");
-  Tensor t;
-  t.name = name;
-  t.shape = *header.shape;
-  const std::string& descr = *header.descr;
-  bool isBytes = false;
-  if (descr == "<f8") {
-    t.dtype = Tensor::F64;
-  } else if (descr == "<f4") {
-    t.dtype = Tensor::F32;
-  } else if (allowBytes && (descr == "|u1" || descr == "<u1")) {
-    isBytes = true;
+  NpyLayout layout;
+  layout.shape = *header.shape;
+  layout.descr = *header.descr;
+  if (layout.descr == "<f8") {
+    layout.dtype = Tensor::F64;
+  } else if (layout.descr == "<f4") {
+    layout.dtype = Tensor::F32;
+  } else if (allowBytes && (layout.descr == "|u1" || layout.descr == "<u1")) {
+    layout.isBytes = true;
   } else {
-    throw Error(where + ": dtype " + inQuotes(descr) +
+    throw Error(where + ": dtype " + inQuotes(layout.descr) +
                 " is not supported (LSRL reads '<f8' and '<f4')");
   }
-  const uint64_t count = elementCount(t.shape, t.dtype, where);
-  const std::string_view data = bytes.substr(start + headerLength);
-  const uint64_t need = isBytes ? count : count * dtypeSize(t.dtype);
-  if (data.size() != need) {
-    throw Error(where + ": shape " + shapeText(t.shape) + " of " + inQuotes(descr) + " needs " +
-                std::to_string(need) + " data bytes, the file has " + std::to_string(data.size()));
+  layout.count = elementCount(layout.shape, layout.dtype, where);
+  layout.dataStart = start + headerLength;
+  layout.dataBytes = layout.isBytes ? layout.count : layout.count * dtypeSize(layout.dtype);
+  return layout;
+}
+
+void requireDataSize(const NpyLayout& layout, uint64_t got, const std::string& where) {
+  if (got != layout.dataBytes) {
+    throw Error(where + ": shape " + shapeText(layout.shape) + " of " + inQuotes(layout.descr) +
+                " needs " + std::to_string(layout.dataBytes) + " data bytes, the file has " +
+                std::to_string(got));
   }
-  if (isBytes) {
-    t.data.reserve(count);
+}
+
+}  // namespace
+
+Tensor npyFromBytes(std::string_view bytes, const std::string& name, const std::string& source,
+                    bool allowBytes) {
+  const std::string& where = source;
+  const NpyLayout layout = npyLayout(bytes, where, allowBytes);
+  const std::string_view data = bytes.substr(layout.dataStart);
+  requireDataSize(layout, data.size(), where);
+  Tensor t;
+  t.name = name;
+  t.shape = layout.shape;
+  t.dtype = layout.dtype;
+  if (layout.isBytes) {
+    t.data.reserve(layout.count);
     for (char c : data) t.data.push_back(static_cast<unsigned char>(c));
   } else {
-    t.data = decodeTensorData(data, t.dtype, count);
+    t.data = decodeTensorData(data, t.dtype, layout.count);
   }
   return t;
 }
@@ -336,6 +373,7 @@ TensorFile npzFromBytes(std::string_view bytes, const std::string& source) {
   archive.release();  // owned by the archive now
 
   TensorFile file;
+  uint64_t values = 0;  // declared by the headers so far
   const zip_int64_t count = zip_get_num_entries(zip.get(), 0);
   for (zip_int64_t i = 0; i < count; ++i) {
     const auto index = static_cast<zip_uint64_t>(i);
@@ -359,14 +397,35 @@ TensorFile npzFromBytes(std::string_view bytes, const std::string& source) {
     }
     FilePtr f(zip_fopen_index(zip.get(), index, 0));
     if (!f) throw Error(what + ": " + zip_error_strerror(zip_get_error(zip.get())));
-    std::string content(stat.size, '\0');
+    // The .npy header first: a member whose header and directory entry disagree, or whose
+    // data would blow the value budget, is refused before it is decompressed.
+    std::string content(std::min<uint64_t>(stat.size, kNpyHeadRead), '\0');
     zip_uint64_t done = 0;
-    while (done < content.size()) {
-      const zip_int64_t got = zip_fread(f.get(), content.data() + done, content.size() - done);
-      if (got < 0) throw Error(what + ": " + zip_error_strerror(zip_file_get_error(f.get())));
-      if (got == 0) break;
-      done += static_cast<zip_uint64_t>(got);
+    const auto readUpTo = [&](zip_uint64_t end) {
+      while (done < end) {
+        const zip_int64_t got = zip_fread(f.get(), content.data() + done, end - done);
+        if (got < 0) throw Error(what + ": " + zip_error_strerror(zip_file_get_error(f.get())));
+        if (got == 0) break;
+        done += static_cast<zip_uint64_t>(got);
+      }
+    };
+    readUpTo(content.size());
+    const NpyLayout layout =
+        npyLayout(std::string_view(content.data(), done), what, member == kMetadataMember);
+    if (layout.dataStart + layout.dataBytes != stat.size) {
+      throw Error(what + ": its .npy header says shape " + shapeText(layout.shape) + " of " +
+                  inQuotes(layout.descr) + " (" + std::to_string(layout.dataStart) + " + " +
+                  std::to_string(layout.dataBytes) + " bytes), but the archive lists " +
+                  std::to_string(stat.size) + " bytes");
     }
+    values += layout.count;
+    if (values > kMaxNpzValues) {
+      throw Error(what + ": with shape " + shapeText(layout.shape) + " the archive holds " +
+                  std::to_string(values) + " values or more, expected at most " +
+                  std::to_string(kMaxNpzValues) + " in a weights file");
+    }
+    content.resize(stat.size);
+    readUpTo(content.size());
     char extra = 0;  // reading past the end makes libzip check the CRC
     const zip_int64_t tail = zip_fread(f.get(), &extra, 1);
     if (tail < 0) throw Error(what + ": " + zip_error_strerror(zip_file_get_error(f.get())));

@@ -85,17 +85,31 @@ Graph loadPythonProgram(const std::string& path, nlohmann::json* metadata, int t
   } remove{out};
   const SubprocessResult r =
       runSubprocess({python, "-c", kDriver, path, out}, {{"PYTHONPATH", pythonPath()}}, timeoutMs);
+  const std::string stderrTail = lastLines(r.err.empty() ? r.out : r.err, r.errDropped);
+  const std::string shown = stderrTail.empty() ? "" : ":\n" + stderrTail;
   if (r.timedOut) {
     throw Error(path + ": the Python program did not finish within " +
-                std::to_string(timeoutMs / 1000) + " s");
+                std::to_string(timeoutMs / 1000) +
+                " s (it was stopped with everything it started)" + shown);
   }
-  if (r.exitCode != 0) {
-    std::string why = r.err.empty() ? r.out : r.err;
-    while (!why.empty() && why.back() == '\n') why.pop_back();
-    throw Error(path + ": the Python program failed (exit " + std::to_string(r.exitCode) + "):\n" +
-                why);
+  if (r.exitCode != 0)
+    throw Error(path + ": the Python program failed (" + describeEnding(r) + ")" + shown);
+  std::error_code sizeError;
+  if (std::filesystem::file_size(out, sizeError) == 0 || sizeError) {
+    throw Error(path +
+                ": the Python program exited without writing its graph (did it end the "
+                "process early, e.g. with os._exit?)" +
+                shown);
   }
-  return loadGraphFile(out, metadata);
+  try {
+    return loadGraphFile(out, metadata);
+  } catch (const Error& e) {
+    // The temporary file's name means nothing to the user: name the program instead.
+    std::string why = e.what();
+    if (why.compare(0, out.size(), out) == 0) why = why.substr(out.size());
+    while (!why.empty() && (why.front() == ':' || why.front() == ' ')) why.erase(0, 1);
+    throw Error(path + ": the graph the Python program wrote is not valid: " + why);
+  }
 }
 
 Graph loadProgramFile(const std::string& path, nlohmann::json* metadata) {

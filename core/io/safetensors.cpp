@@ -1,7 +1,9 @@
 #include "core/io/safetensors.h"
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "core/io/json_util.h"
 #include "core/util/atomic_file.h"
@@ -33,7 +35,7 @@ bool isSafetensorsDtype(const std::string& d) {
   return std::find(std::begin(kKnown), std::end(kKnown), d) != std::end(kKnown);
 }
 
-bool nonNegativeInteger(const ordered_json& v, uint64_t& out) {
+bool nonNegativeInteger(const nlohmann::json& v, uint64_t& out) {
   if (!v.is_number_unsigned()) return false;  // nlohmann parses every n >= 0 as unsigned
   out = v.get<uint64_t>();
   return true;
@@ -42,29 +44,65 @@ bool nonNegativeInteger(const ordered_json& v, uint64_t& out) {
 struct Entry {
   Tensor tensor;
   uint64_t begin = 0, end = 0;
+  size_t order = 0;  // position of its key in the header
+};
+
+// The keys of the header's top-level object in file order, in one pass: the parsed header is
+// a std::map (ordered_json's inserts search linearly, quadratic in the tensor count), and
+// the file order breaks ties between tensors at the same data offset (empty ones).
+class TopLevelKeys : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  std::vector<std::string> keys;
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return ++depth_, true; }
+  bool end_object() override { return --depth_, true; }
+  bool start_array(std::size_t) override { return ++depth_, true; }
+  bool end_array() override { return --depth_, true; }
+  bool key(string_t& k) override {
+    if (depth_ == 1) keys.push_back(k);
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  int depth_ = 0;
 };
 
 }  // namespace
 
 std::string safetensorsToBytes(const TensorFile& file) {
   checkTensorFile(file, "safetensors");
-  ordered_json header = ordered_json::object();
-  if (!file.metadataJson.empty()) header["__metadata__"] = {{"lsrl", file.metadataJson}};
+  // Built entry by entry: an ordered_json object searches its keys on every insert, which
+  // is quadratic in the tensor count. The bytes are those of ordered_json's dump.
+  std::string text = "{";
   uint64_t offset = 0;
-  for (const Tensor& t : file.tensors) {
-    const uint64_t bytes = t.data.size() * dtypeSize(t.dtype);
-    header[t.name] = {{"dtype", dtypeName(t.dtype)},
-                      {"shape", t.shape},
-                      {"data_offsets", {offset, offset + bytes}}};
-    offset += bytes;
-  }
-  std::string text;
   try {
-    text = header.dump();
+    if (!file.metadataJson.empty())
+      text += "\"__metadata__\":" + ordered_json{{"lsrl", file.metadataJson}}.dump();
+    for (const Tensor& t : file.tensors) {
+      const uint64_t bytes = t.data.size() * dtypeSize(t.dtype);
+      if (text.size() > 1) text += ',';
+      text += ordered_json(t.name).dump() + ":" +
+              ordered_json{{"dtype", dtypeName(t.dtype)},
+                           {"shape", t.shape},
+                           {"data_offsets", {offset, offset + bytes}}}
+                  .dump();
+      offset += bytes;
+    }
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("safetensors: tensor names and metadata must be valid UTF-8 (") +
                 e.what() + ")");
   }
+  text += '}';
   text.append((8 - text.size() % 8) % 8, ' ');
   std::string out;
   out.reserve(8 + text.size() + offset);
@@ -98,8 +136,14 @@ TensorFile safetensorsFromBytes(std::string_view bytes, const std::string& sourc
   }
   const std::string_view text = bytes.substr(8, n);
   if (text.empty() || text[0] != '{') throw fail("the header does not start with '{'");
-  io::parseJson(text, where + " header");  // clear errors; rejects duplicate names
-  const ordered_json header = ordered_json::parse(text);
+  // Clear errors; rejects duplicate names. A std::map-backed object (not ordered_json,
+  // whose inserts search linearly): the tensors are put in data order below anyway, and
+  // 200k tensor entries must not cost a quadratic parse.
+  const nlohmann::json header = io::parseJson(text, where + " header");
+  TopLevelKeys order;
+  nlohmann::json::sax_parse(text, &order);
+  std::map<std::string, size_t> positionOf;
+  for (size_t i = 0; i < order.keys.size(); ++i) positionOf.emplace(order.keys[i], i);
   if (!header.is_object()) throw fail("the header is not a JSON object");
   const std::string_view data = bytes.substr(8 + n);
 
@@ -122,7 +166,8 @@ TensorFile safetensorsFromBytes(std::string_view bytes, const std::string& sourc
     }
     Entry e;
     e.tensor.name = name;
-    const ordered_json& dtype = info["dtype"];
+    e.order = positionOf[name];
+    const nlohmann::json& dtype = info["dtype"];
     if (!dtype.is_string()) throw fail(what + ": dtype is not a string");
     const std::string& d = dtype.get_ref<const std::string&>();
     if (d == "F64") {
@@ -134,10 +179,10 @@ TensorFile safetensorsFromBytes(std::string_view bytes, const std::string& sourc
     } else {
       throw fail(what + ": unknown dtype " + inQuotes(d));
     }
-    const ordered_json& shape = info["shape"];
+    const nlohmann::json& shape = info["shape"];
     if (!shape.is_array()) throw fail(what + ": shape is not an array");
     if (shape.size() > 64) throw fail(what + ": shape has more than 64 dimensions");
-    for (const ordered_json& dim : shape) {
+    for (const nlohmann::json& dim : shape) {
       uint64_t u = 0;
       if (!nonNegativeInteger(dim, u) || u > uint64_t{INT64_MAX}) {
         throw fail(what + ": shape " + shape.dump() + " is not a list of non-negative integers");
@@ -145,7 +190,7 @@ TensorFile safetensorsFromBytes(std::string_view bytes, const std::string& sourc
       e.tensor.shape.push_back(static_cast<int64_t>(u));
     }
     const uint64_t count = elementCount(e.tensor.shape, e.tensor.dtype, where + ": " + what);
-    const ordered_json& offsets = info["data_offsets"];
+    const nlohmann::json& offsets = info["data_offsets"];
     if (!offsets.is_array() || offsets.size() != 2 || !nonNegativeInteger(offsets[0], e.begin) ||
         !nonNegativeInteger(offsets[1], e.end)) {
       throw fail(what + ": data_offsets " + offsets.dump() +
@@ -166,8 +211,9 @@ TensorFile safetensorsFromBytes(std::string_view bytes, const std::string& sourc
     entries.push_back(std::move(e));
   }
 
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const Entry& a, const Entry& b) { return a.begin < b.begin; });
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return std::tie(a.begin, a.end, a.order) < std::tie(b.begin, b.end, b.order);
+  });
   uint64_t end = 0;
   const Entry* previous = nullptr;
   for (const Entry& e : entries) {

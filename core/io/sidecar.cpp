@@ -305,16 +305,55 @@ ExactVector SidecarReader::anyVector(const json& v, const std::string& where) co
 // ---------------------------------------------------------------------------------------
 // Files
 
-std::string sidecarFileName(const std::string& jsonPath) {
-  std::filesystem::path p(jsonPath);
-  return p.filename().replace_extension(".safetensors").string();
+namespace {
+
+// "out/model.json" -> "model"; the part of a sidecar's name before its hash.
+std::string sidecarStem(const std::string& jsonPath) {
+  return std::filesystem::path(jsonPath).filename().replace_extension().string();
+}
+
+constexpr size_t kHashDigits = 16;
+constexpr const char* kSidecarSuffix = ".safetensors";
+
+}  // namespace
+
+std::string sidecarFileName(const std::string& jsonPath, const std::string& hash) {
+  std::string digits = hash.substr(hash.find(':') == std::string::npos ? 0 : hash.find(':') + 1);
+  digits.resize(kHashDigits, '0');
+  return sidecarStem(jsonPath) + "." + digits + kSidecarSuffix;
 }
 
 json writeSidecar(const std::string& jsonPath, const TensorFile& file) {
-  const std::string name = sidecarFileName(jsonPath);
   const std::string bytes = safetensorsToBytes(file);
+  const std::string hash = fnv1a64Text(bytes);
+  const std::string name = sidecarFileName(jsonPath, hash);
   writeFileAtomically((std::filesystem::path(jsonPath).parent_path() / name).string(), bytes);
-  return json{{"file", name}, {"bytes", bytes.size()}, {"hash", fnv1a64Text(bytes)}};
+  return json{{"file", name}, {"bytes", bytes.size()}, {"hash", hash}};
+}
+
+void removeSupersededSidecars(const std::string& jsonPath, const std::string& keepFile) {
+  namespace fs = std::filesystem;
+  const fs::path parent = fs::path(jsonPath).parent_path();
+  const fs::path dir = parent.empty() ? fs::path(".") : parent;
+  const std::string prefix = sidecarStem(jsonPath) + ".";
+  const std::string suffix = kSidecarSuffix;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    // A killed save's temporary of a sidecar goes too ("<sidecar>.tmp-<pid>-<random>").
+    const bool temporary = isStaleTemporary(name);
+    if (temporary) name = name.substr(0, name.rfind(".tmp-"));
+    if ((name == keepFile && !temporary) ||
+        name.size() != prefix.size() + kHashDigits + suffix.size())
+      continue;
+    if (name.compare(0, prefix.size(), prefix) != 0 ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    const std::string digits = name.substr(prefix.size(), kHashDigits);
+    if (digits.find_first_not_of("0123456789abcdef") != std::string::npos) continue;
+    std::error_code ignored;
+    fs::remove(it->path(), ignored);
+  }
 }
 
 TensorFile readSidecar(const std::string& jsonPath, const json& description) {

@@ -81,11 +81,19 @@ class SidecarReader {
   std::string source_ = kNoSidecar;
 };
 
-// The sidecar's file name for a JSON file: "out/model.json" -> "model.safetensors".
-std::string sidecarFileName(const std::string& jsonPath);
+// The sidecar's file name for a JSON file and the sidecar's content hash (fnv1a64Text):
+// "out/model.json" -> "model.0123456789abcdef.safetensors". Named by content, a new
+// sidecar never replaces the one the old JSON names, so the pair is replaced atomically:
+// the sidecar is written first, the JSON renamed over the old one last, and a kill at any
+// moment leaves the old pair or the new one (docs/model-format.md).
+std::string sidecarFileName(const std::string& jsonPath, const std::string& hash);
 // Writes the sidecar atomically beside `jsonPath` and returns its description for the
-// JSON: {"file": "model.safetensors", "bytes": N, "hash": "fnv1a64:..."}.
+// JSON: {"file": "model.<hash>.safetensors", "bytes": N, "hash": "fnv1a64:..."}.
 nlohmann::json writeSidecar(const std::string& jsonPath, const TensorFile& file);
+// After the JSON is in place: removes the sidecars named for `jsonPath` (by the pattern
+// above) other than `keepFile` ("" keeps none), i.e. those of earlier saves, including
+// those a killed save left behind.
+void removeSupersededSidecars(const std::string& jsonPath, const std::string& keepFile);
 // Reads the sidecar a description names (relative to the JSON's folder) and checks its
 // size and hash, so that a sidecar from another save is refused rather than misread.
 TensorFile readSidecar(const std::string& jsonPath, const nlohmann::json& description);

@@ -143,7 +143,8 @@ std::vector<std::vector<std::vector<V>>> runBatch(
 
 // Tokens given as doubles, converted exactly (every double is a dyadic rational).
 ExactSequence exactTokens(const FloatSequence& tokens);
-// Exact tokens rounded to the nearest doubles, for float64 runs of exact inputs.
+// Exact tokens rounded to the nearest doubles, for float64 runs of exact inputs. Throws
+// lsrl::Error for a value beyond float64's range (it would round to an infinity).
 FloatSequence floatTokens(const ExactSequence& tokens);
 
 extern template class Trace<double>;

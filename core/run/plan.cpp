@@ -28,7 +28,7 @@ class PlanBuilder {
 
   void build() {
     if (opt_.allowHugeSparse) {
-      requireValidIgnoringDenseSize();
+      requireValidPath(g_);
     } else {
       requireValid(g_);
     }
@@ -124,34 +124,6 @@ class PlanBuilder {
   }
 
  private:
-  // requireValid without the dense-size limit: the structural problems of checkGraph
-  // except AbsurdSize matrices, whose shapes are then checked here.
-  void requireValidIgnoringDenseSize() const {
-    std::string message;
-    for (const Problem& pr : checkGraph(g_)) {
-      const bool denseSize = pr.kind == ProblemKind::AbsurdSize && pr.node != kNoNode &&
-                             g_.node(pr.node).dim >= 1 && g_.node(pr.node).dim <= kMaxNodeDim;
-      if (!denseSize) message += (message.empty() ? "" : "\n") + pr.message;
-    }
-    if (!message.empty()) throw Error(message);
-    for (NodeId id : g_.topologicalOrder()) {
-      const Node& n = g_.node(id);
-      if (n.op != Op::Linear && n.op != Op::LinState) continue;
-      const int in = g_.node(n.inputs.at(0)).dim;
-      const bool ok =
-          n.op == Op::Linear
-              ? n.A.rows() == n.dim && n.A.cols() == in && static_cast<int>(n.b.size()) == n.dim
-              : n.A.rows() == n.dim && n.A.cols() == n.dim && n.B.rows() == n.dim &&
-                    n.B.cols() == in && static_cast<int>(n.init.size()) == n.dim &&
-                    static_cast<int>(n.bias.size()) == n.dim;
-      if (!ok) {
-        throw Error(std::string(opName(n.op)) + " node " + std::to_string(id) +
-                    ": matrix or vector shapes do not match its width " + std::to_string(n.dim) +
-                    " and its input width " + std::to_string(in));
-      }
-    }
-  }
-
   int32_t allocate(int n, bool isConst) {
     const auto first = static_cast<int32_t>(isConst_.size());
     if (static_cast<long long>(first) + n > (1LL << 31) - 1) {

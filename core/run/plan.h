@@ -41,8 +41,8 @@ struct PlanOptions {
   // (e.g. 20 for sqrt(5) in a rational program).
   long long extraConductor = 4;
   // Compiled paths are huge when counted densely (10^12 entries for tok2tok L=10) but
-  // sparse. This skips the dense-size limit of requireValid (kMaxMatrixEntries) and checks
-  // only what the plan relies on: structure and matrix shapes.
+  // sparse. This validates with requireValidPath (no dense-size limit) instead of
+  // requireValid.
   bool allowHugeSparse = false;
 };
 

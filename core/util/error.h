@@ -7,9 +7,17 @@
 
 namespace lsrl {
 
+// Every message is made printable and bounded here, once for all callers: control
+// characters (a NUL would cut the message short) are escaped, and a message longer than
+// kMaxErrorMessage characters keeps its head and tail around a note of what was left out,
+// so an echoed input cannot make a 200 KB error.
+constexpr size_t kMaxErrorMessage = 6000;
+std::string boundedMessage(const std::string& message);
+
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& message) : std::runtime_error(boundedMessage(message)) {}
+  explicit Error(const char* message) : Error(std::string(message)) {}
 };
 
 // Malformed text: a scalar, a JSON document, a command-line value.

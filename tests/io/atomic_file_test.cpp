@@ -89,6 +89,45 @@ TEST(AtomicFile, FailuresLeaveNoTemporaryAndTheOldFile) {
   EXPECT_EQ((dir.entries()), (std::vector<std::string>{"a.txt", "d"}));
 }
 
+TEST(AtomicFile, TemporariesOfKilledWritesAreRemovedByTheNextWrite) {
+  TempDir dir;
+  const std::string path = dir.file("m.json");
+  // A write killed before its rename leaves "<name>.tmp-<pid>-<random>"; pid 1 stays alive
+  // (its temporary may still be in use), a pid far above pid_max is gone.
+  writeFileAtomically(path + ".tmp-999999999-0123abcd", "dead");
+  writeFileAtomically(path + ".tmp-1-0123abcd", "live");
+  writeFileAtomically(path + ".tmp-notapid", "other");
+  writeFileAtomically(path, "new");
+  EXPECT_EQ(dir.entries(),
+            (std::vector<std::string>{"m.json", "m.json.tmp-1-0123abcd", "m.json.tmp-notapid"}));
+}
+
+TEST(AtomicFile, OnlyRegularFilesAreReplacedAndLinksAreWrittenThrough) {
+  TempDir dir;
+  ASSERT_EQ(::mkfifo(dir.file("fifo").c_str(), 0600), 0);
+  EXPECT_NE(errorOf([&] {
+              writeFileAtomically(dir.file("fifo"), "x");
+            }).find("it is a named pipe (FIFO), not a regular file"),
+            std::string::npos);
+  struct stat st {};
+  ASSERT_EQ(::lstat(dir.file("fifo").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_NE(errorOf([&] { (void)readWholeFile(dir.file("fifo")); }).find("named pipe"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] { (void)readWholeFile("/dev/null"); }).find("a character device"),
+            std::string::npos);
+  writeFileAtomically(dir.file("target"), "old");
+  std::filesystem::create_symlink(dir.file("target"), dir.file("link"));
+  writeFileAtomically(dir.file("link"), "new");
+  EXPECT_TRUE(std::filesystem::is_symlink(dir.file("link")));
+  EXPECT_EQ(readWholeFile(dir.file("target")), "new");
+  std::filesystem::create_symlink(dir.file("nowhere/x"), dir.file("dangling"));
+  EXPECT_NE(errorOf([&] {
+              writeFileAtomically(dir.file("dangling"), "x");
+            }).find("symbolic link to a missing file"),
+            std::string::npos);
+}
+
 TEST(AtomicFile, ReadErrors) {
   TempDir dir;
   EXPECT_EQ(errorOf([&] { readWholeFile(dir.file("nope.json")); }),

@@ -63,7 +63,8 @@ TEST_P(HistoryFileRoundTrip, GraphAtFromTheFileEqualsTheInMemoryHistory) {
   TempDir dir;
   // A small sidecar threshold so that both the inline and the sidecar forms are used.
   saveHistoryFile(dir.file("h.json"), program, r, {"vec2vec", graphHash(program)}, 8);
-  EXPECT_TRUE(std::filesystem::exists(dir.file("h.safetensors")));
+  const json saved = json::parse(readWholeFile(dir.file("h.json")));  // names its sidecar
+  EXPECT_TRUE(std::filesystem::exists(dir.file(saved["sidecar"]["file"].get<std::string>())));
   const LoadedHistory loaded = loadHistoryFile(dir.file("h.json"));
   EXPECT_EQ(loaded.backend, GetParam().backend);
   EXPECT_EQ(loaded.source["name"], "vec2vec");
@@ -231,9 +232,10 @@ TEST_F(HistoryFileErrors, SaveNeedsAReplayableHistory) {
 
 TEST_F(HistoryFileErrors, MissingSidecarIsNamed) {
   ASSERT_TRUE(doc_.contains("sidecar"));
-  std::filesystem::remove(dir_.file("h.safetensors"));
+  const std::string sidecar = doc_["sidecar"]["file"].get<std::string>();
+  std::filesystem::remove(dir_.file(sidecar));
   EXPECT_CONTAINS(errorOf([&] { (void)loadHistoryFile(dir_.file("h.json")); }),
-                  "h.safetensors\" is missing");
+                  sidecar + "\" is missing");
 }
 
 }  // namespace

@@ -32,6 +32,15 @@ CompileResult compileProgram(const Graph& program, Backend backend, bool optimiz
   return compile(program, options);
 }
 
+// The sidecar a model file names (its name carries the sidecar's content hash), or "".
+std::string sidecarOf(const std::string& jsonPath) {
+  const json doc = json::parse(readWholeFile(jsonPath));
+  if (!doc["metadata"].contains("sidecar")) return "";
+  return (std::filesystem::path(jsonPath).parent_path() /
+          doc["metadata"]["sidecar"]["file"].get<std::string>())
+      .string();
+}
+
 json metadataOf(const CompileResult& r, bool optimize, const Graph& program) {
   CompileOptions o;
   o.optimize = optimize;
@@ -61,16 +70,16 @@ TEST_P(ModelRoundTrip, LoadingGivesBackTheSavedGraph) {
   EXPECT_EQ(loaded.compiled, compiled);
   EXPECT_EQ(loaded.backend(), c.backend);
   EXPECT_EQ(loaded.target(), "gated-linear-rnn");
-  const bool sidecar = std::filesystem::exists(dir.file("m.safetensors"));
+  const bool sidecar = !sidecarOf(dir.file("m.json")).empty();
   EXPECT_EQ(sidecar, c.sidecarMinEntries == 1);
   // Saving the loaded model again gives the same bytes (deterministic files).
   saveModelFile(dir.file("again.json"), loaded.path, loaded.compiled, {c.sidecarMinEntries});
   json first = json::parse(readWholeFile(dir.file("m.json")));
   json second = json::parse(readWholeFile(dir.file("again.json")));
   if (sidecar) {
-    EXPECT_EQ(readWholeFile(dir.file("m.safetensors")),
-              readWholeFile(dir.file("again.safetensors")));
-    second["metadata"]["sidecar"]["file"] = "m.safetensors";
+    EXPECT_EQ(readWholeFile(sidecarOf(dir.file("m.json"))),
+              readWholeFile(sidecarOf(dir.file("again.json"))));
+    second["metadata"]["sidecar"]["file"] = first["metadata"]["sidecar"]["file"];
   }
   EXPECT_EQ(first, second);
 }
@@ -123,7 +132,7 @@ TEST(ModelFile, ExactValuesThatAreNotDoublesRoundTripThroughTheSidecar) {
   const json& A = doc["nodes"][1]["A"];
   EXPECT_EQ(A["sidecar"], "nodes.1.A");
   EXPECT_FALSE(A["exact"].empty());
-  const TensorFile side = readSafetensors(dir.file("x.safetensors"));
+  const TensorFile side = readSafetensors(sidecarOf(dir.file("x.json")));
   const auto val = std::find_if(side.tensors.begin(), side.tensors.end(),
                                 [](const Tensor& t) { return t.name == "nodes.1.A.val"; });
   ASSERT_NE(val, side.tensors.end());
@@ -147,7 +156,7 @@ TEST(ModelFile, LargeSparseModelsStayCompact) {
   TempDir dir;
   saveModelFile(dir.file("big.json"), g, json{{"backend", "float64"}});
   const auto jsonBytes = std::filesystem::file_size(dir.file("big.json"));
-  const auto sideBytes = std::filesystem::file_size(dir.file("big.safetensors"));
+  const auto sideBytes = std::filesystem::file_size(sidecarOf(dir.file("big.json")));
   EXPECT_LT(jsonBytes, 4000u);
   EXPECT_LT(sideBytes, 480'000u * 12 + 4u * (n + 1) * 8 + 4096);  // 12 B per non-zero + rows
   const CompiledModel loaded = loadModelFile(dir.file("big.json"));
@@ -159,6 +168,7 @@ class ModelFileErrors : public ::testing::Test {
   void SetUp() override {
     saveModelFile(dir_.file("m.json"), graphWithExactValues(20), json{{"backend", "exact"}}, {16});
     doc_ = json::parse(readWholeFile(dir_.file("m.json")));
+    sidecar_ = sidecarOf(dir_.file("m.json"));
   }
   std::string loadError(const json& doc) {
     writeFileAtomically(dir_.file("m.json"), doc.dump());
@@ -167,12 +177,12 @@ class ModelFileErrors : public ::testing::Test {
   // Rewrites the sidecar with one tensor changed, keeping the recorded size and hash right.
   std::string errorWithSidecarTensor(const std::string& name,
                                      const std::function<void(Tensor&)>& change) {
-    TensorFile f = readSafetensors(dir_.file("m.safetensors"));
+    TensorFile f = readSafetensors(sidecar_);
     for (Tensor& t : f.tensors) {
       if (t.name == name) change(t);
     }
     const std::string bytes = safetensorsToBytes(f);
-    writeFileAtomically(dir_.file("m.safetensors"), bytes);
+    writeFileAtomically(sidecar_, bytes);
     json doc = doc_;
     doc["metadata"]["sidecar"]["bytes"] = bytes.size();
     doc["metadata"]["sidecar"]["hash"] = fnv1a64Text(bytes);
@@ -181,22 +191,23 @@ class ModelFileErrors : public ::testing::Test {
 
   TempDir dir_;
   json doc_;
+  std::string sidecar_;
 };
 
 TEST_F(ModelFileErrors, MissingSidecarNamesItsPath) {
-  std::filesystem::remove(dir_.file("m.safetensors"));
+  std::filesystem::remove(sidecar_);
   const std::string e = errorOf([&] { (void)loadModelFile(dir_.file("m.json")); });
-  EXPECT_CONTAINS(e, "m.safetensors\" is missing");
+  EXPECT_CONTAINS(e, sidecar_ + "\" is missing");
   EXPECT_CONTAINS(e, "m.json");
 }
 
 TEST_F(ModelFileErrors, SidecarFromAnotherSaveIsRefused) {
-  std::string bytes = readWholeFile(dir_.file("m.safetensors"));
+  std::string bytes = readWholeFile(sidecar_);
   bytes[bytes.size() - 1] ^= 1;
-  writeFileAtomically(dir_.file("m.safetensors"), bytes);
+  writeFileAtomically(sidecar_, bytes);
   EXPECT_CONTAINS(errorOf([&] { (void)loadModelFile(dir_.file("m.json")); }),
                   "belongs to another save");
-  writeFileAtomically(dir_.file("m.safetensors"), bytes.substr(0, bytes.size() - 8));
+  writeFileAtomically(sidecar_, bytes.substr(0, bytes.size() - 8));
   EXPECT_CONTAINS(errorOf([&] { (void)loadModelFile(dir_.file("m.json")); }), "expected");
 }
 
@@ -206,14 +217,14 @@ TEST_F(ModelFileErrors, TensorShapesAndIndicesAreChecked) {
                                            t.data.pop_back();
                                            t.shape[0] -= 1;
                                          }),
-                  "tensor 'nodes.1.A.val' in \"m.safetensors\" has shape [139], expected [140]");
+                  ".safetensors\" has shape [139], expected [140]");
   SetUp();
   EXPECT_CONTAINS(errorWithSidecarTensor("nodes.1.A.col", [](Tensor& t) { t.data[3] = 99; }),
-                  "tensor 'nodes.1.A.col' in \"m.safetensors\" entry 3");
+                  "tensor 'nodes.1.A.col' in \"m.");
   SetUp();
   EXPECT_CONTAINS(
       errorWithSidecarTensor("nodes.1.A.row_start", [](Tensor& t) { t.data[2] = t.data[1] - 1; }),
-      "row_start' in \"m.safetensors\" entry 2 is");
+      ".safetensors\" entry 2 is");
   SetUp();
   EXPECT_CONTAINS(
       errorWithSidecarTensor("nodes.1.A.val", [](Tensor& t) { t.data[8] = std::nan(""); }),
@@ -260,10 +271,47 @@ TEST(ModelFile, SavesAreAtomicAndLeaveNoTemporaryFiles) {
   const Graph g = graphWithExactValues(20);
   saveModelFile(dir.file("m.json"), g, json{{"backend", "exact"}}, {16});
   saveModelFile(dir.file("m.json"), g, json{{"backend", "exact"}}, {16});
-  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"m.json", "m.safetensors"}));
+  const std::string sidecar = std::filesystem::path(sidecarOf(dir.file("m.json"))).filename();
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{sidecar, "m.json"}));
   // A model file is a graph document: a plain graph loader refuses its sidecar references
   // instead of reading zeros.
   EXPECT_CONTAINS(errorOf([&] { (void)loadGraphFile(dir.file("m.json")); }), "nodes[1].A");
+}
+
+TEST(ModelFile, AModelAndItsSidecarAreReplacedAsOnePair) {
+  TempDir dir;
+  const std::string path = dir.file("m.json");
+  saveModelFile(path, graphWithExactValues(20), json{{"backend", "exact"}}, {16});
+  const std::string oldSidecar = sidecarOf(path);
+  // The sidecar is named by its content: m.<16 hex digits>.safetensors.
+  const std::string name = std::filesystem::path(oldSidecar).filename();
+  EXPECT_EQ(name.size(), std::string("m.").size() + 16 + std::string(".safetensors").size());
+  EXPECT_EQ(name.rfind("m.", 0), 0u);
+
+  // A save killed after writing its sidecar and before the JSON's rename leaves the old JSON
+  // and the old sidecar untouched: the old pair still loads.
+  const Graph other = graphWithExactValues(30);
+  SidecarWriter writer(16);
+  for (NodeId id : other.programNodes()) {
+    const Node& n = other.node(id);
+    if (n.op == Op::Linear || n.op == Op::LinState) writer.putMatrix("k" + std::to_string(id), n.A);
+  }
+  const json orphan = writeSidecar(path, writer.file());
+  EXPECT_NE(orphan["file"], name);
+  EXPECT_EQ(graphDifference(loadModelFile(path).path, graphWithExactValues(20)), "");
+
+  // The next save replaces the pair and removes both older sidecars.
+  saveModelFile(path, other, json{{"backend", "exact"}}, {16});
+  EXPECT_EQ(graphDifference(loadModelFile(path).path, other), "");
+  EXPECT_FALSE(std::filesystem::exists(oldSidecar));
+  EXPECT_FALSE(std::filesystem::exists(dir.file(orphan["file"].get<std::string>())));
+  EXPECT_EQ(dir.entries().size(), 2u);
+  // Other files beside it are left alone, even ones that look like a sidecar of another name.
+  writeFileAtomically(dir.file("m.safetensors"), "weights");
+  writeFileAtomically(dir.file("mm.0123456789abcdef.safetensors"), "other");
+  saveModelFile(path, graphWithExactValues(20), json{{"backend", "exact"}}, {16});
+  EXPECT_TRUE(std::filesystem::exists(dir.file("m.safetensors")));
+  EXPECT_TRUE(std::filesystem::exists(dir.file("mm.0123456789abcdef.safetensors")));
 }
 
 }  // namespace

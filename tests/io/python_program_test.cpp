@@ -4,8 +4,10 @@
 #include "core/io/python_program.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 
@@ -87,6 +89,71 @@ TEST_F(PythonProgram, AProgramThatRunsTooLongIsStopped) {
   EXPECT_NE(e.find("did not finish within 1 s"), std::string::npos) << e;
 }
 
+// The reproducers of tests/data/robustness: programs that end badly in every way a
+// subprocess can.
+std::string reproducer(const std::string& name) {
+  return std::string(LSRL_TEST_DATA_DIR) + "/robustness/" + name;
+}
+
+TEST_F(PythonProgram, AProgramThatClosesItsPipesAndLoopsIsStoppedAtTheDeadline) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::string e = errorOf(reproducer("py_close_fds_loop.py"), 1500);
+  EXPECT_NE(e.find("did not finish within 1 s"), std::string::npos) << e;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+}
+
+TEST_F(PythonProgram, ChildrenThatHoldThePipesOrLeaveTheGroupDoNotDelayOrOutliveIt) {
+  // The program succeeds at once while a child (in its group, or setsid) sleeps on with the
+  // pipes open: the load returns at once and both children are gone.
+  for (const char* session : {"False", "True"}) {
+    const std::string pids = (dir_ / (std::string("pid-") + session)).string();
+    const std::string file = program(std::string("daemon") + session + ".py",
+                                     "import subprocess, lsrl\n"
+                                     "p = subprocess.Popen(['sleep', '300'], start_new_session=" +
+                                         std::string(session) +
+                                         ")\n"
+                                         "open(r'" +
+                                         pids +
+                                         "', 'w').write(str(p.pid))\n"
+                                         "program = lsrl.ForEach('daemon')\n");
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(inputName(loadPythonProgram(file, nullptr, 60000)), "daemon");
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+    const pid_t child = static_cast<pid_t>(std::stol(readWholeFile(pids)));
+    EXPECT_NE(::kill(child, 0), 0) << "child " << child << " outlived the program";
+  }
+  // The reproducers themselves: they import the real module's names (an error with the fake
+  // one) after starting the sleeper; the error comes at once, not after the time limit.
+  for (const char* name : {"py_daemon_child.py", "py_setsid_child.py"}) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::string e = errorOf(reproducer(name));
+    EXPECT_EQ(e.find("did not finish"), std::string::npos) << e;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  }
+}
+
+TEST_F(PythonProgram, HowTheProgramEndedIsNamedWithTheEndOfItsStderr) {
+  const std::string killed = errorOf(reproducer("py_kill_self.py"));
+  EXPECT_NE(killed.find("failed (signal 9 (SIGKILL"), std::string::npos) << killed;
+  const std::string early = errorOf(reproducer("py_os_exit0.py"));
+  EXPECT_NE(early.find("exited without writing its graph"), std::string::npos) << early;
+  EXPECT_EQ(early.find("lsrl-program-"), std::string::npos) << early;  // no temp file named
+  const std::string noisy = errorOf(reproducer("py_garbage_stderr_then_fail.py"));
+  EXPECT_NE(noisy.find("failed (exit 4)"), std::string::npos) << noisy.substr(0, 200);
+  EXPECT_NE(noisy.find("SystemExit: 7"), std::string::npos) << noisy.substr(0, 200);
+  EXPECT_LT(noisy.size(), 6000u);
+  EXPECT_NE(noisy.find("EEEE"), std::string::npos);
+  EXPECT_NE(noisy.find("left out"), std::string::npos);
+}
+
+TEST(Subprocess, LastLinesKeepsTheEndCappedAndPrintable) {
+  EXPECT_EQ(lastLines("a\nb\nc\n", 0, 2), "[earlier output left out]\nb\nc");
+  EXPECT_EQ(lastLines("a\nb", 0), "a\nb");
+  EXPECT_EQ(lastLines(std::string("x\0y", 3), 0), "x?y");
+  EXPECT_EQ(lastLines("tail", 100), "[earlier output left out]\ntail");
+  EXPECT_EQ(lastLines(std::string(1000, 'E'), 0, 20, 10), "EEEEEEEEEE [...]");
+}
+
 TEST(Subprocess, CapturesOutputAndExitCodes) {
   const SubprocessResult r = runSubprocess(
       {"sh", "-c", "echo out; echo err >&2; echo $LSRL_X; exit 3"}, {{"LSRL_X", "seen"}}, 10000);
@@ -97,7 +164,19 @@ TEST(Subprocess, CapturesOutputAndExitCodes) {
   const SubprocessResult slow = runSubprocess({"sh", "-c", "sleep 5"}, {}, 200);
   EXPECT_TRUE(slow.timedOut);
   EXPECT_EQ(slow.exitCode, -1);
+  EXPECT_EQ(slow.signal, SIGKILL);
+  EXPECT_EQ(describeEnding(slow), "a timeout");
   EXPECT_EQ(runSubprocess({"/nonexistent/program"}, {}, 5000).exitCode, 127);
+  const SubprocessResult signalled = runSubprocess({"sh", "-c", "kill -SEGV $$"}, {}, 5000);
+  EXPECT_EQ(signalled.signal, SIGSEGV);
+  EXPECT_EQ(describeEnding(signalled).rfind("signal 11 (SIGSEGV", 0), 0u)
+      << describeEnding(signalled);
+  // Standard error keeps its tail; standard output its head.
+  const SubprocessResult loud = runSubprocess(
+      {"sh", "-c", "head -c 300000 /dev/zero | tr '\\0' a >&2; echo end >&2"}, {}, 10000);
+  EXPECT_EQ(loud.err.size(), kErrorTailCapture);
+  EXPECT_EQ(loud.errDropped, 300004 - static_cast<long long>(kErrorTailCapture));
+  EXPECT_EQ(loud.err.substr(loud.err.size() - 4), "end\n");
 }
 
 }  // namespace

@@ -154,7 +154,8 @@ TEST(Safetensors, OffsetErrors) {
   EXPECT_CONTAINS(overlap, "model.safetensors");
   EXPECT_CONTAINS(overlap, "tensors 'a' and 'b' overlap");
   EXPECT_CONTAINS(two("[8, 24]", "[0, 8]"), "<no error>");
-  EXPECT_CONTAINS(two("[0, 16]", "[0, 8]"), "tensors 'a' and 'b' overlap");
+  // In data order (begin, then end): b [0, 8] comes first.
+  EXPECT_CONTAINS(two("[0, 16]", "[0, 8]"), "tensors 'b' and 'a' overlap");
   EXPECT_CONTAINS(two("[0, 16]", "[24, 32]"), "tensor 'b': data_offsets [24,32] out of range");
   EXPECT_CONTAINS(two("[0, 16]", "[16, 20]"), "span 4 bytes but shape [1] in F64 needs 8");
   EXPECT_CONTAINS(two("[0, 8]", "[16, 24]"), "tensor 'a': data_offsets [0,8] span 8");

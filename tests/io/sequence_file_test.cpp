@@ -112,7 +112,8 @@ TEST(SequenceFile, BadValues) {
                   "in.json: tokens[0][0]: cannot parse \"nan\"");
   EXPECT_EQ(loadError(R"({"tokens": [[1e999]]})"),
             "in.json: line 1, column 14: the number 1e999 is out of range (JSON numbers must be "
-            "finite doubles); write it as a string such as \"1e999\" to use its exact value");
+            "finite doubles; where exact values are accepted, such as matrix entries, write it "
+            "as a string: \"1e999\")");
   EXPECT_EQ(loadError(R"({"tokens": [[true]]})"),
             "in.json: tokens[0][0]: expected a number or a scalar string such as \"1/3\" or "
             "\"sqrt(2)\", got true");

@@ -357,8 +357,9 @@ class GraphFileProblems(CliTestCase):
                         loop(tokens, backend=backend)
                     self.assertEqual(str(cm.exception), "\n".join(problems))
                 inputs = write_json(self.path(name + "_in.json"), {"tokens": tokens.T.tolist()})
+                # The CLI locates each problem by the file it read.
                 self.assertEqual(self.cli_error("run", file, "--input", inputs),
-                                 "\n".join(problems))
+                                 "\n".join(file + ": " + p for p in problems))
 
     def test_compiling_fails_as_lsrl_compile_does(self):
         for name, doc in BAD_GRAPHS.items():

@@ -1,0 +1,166 @@
+// A model and its sidecar are replaced as one pair: `lsrl compile` overwriting an existing
+// model is killed (SIGKILL) at every stage of its write — when a temporary file appears,
+// when the new sidecar is in place, when the JSON's temporary appears — and at spread-out
+// moments of the whole run. After each kill the model file loads (the old pair or the new
+// one), and the next write removes what the killed one left behind.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/cli_test_util.h"
+#include "robustness/sanitizer.h"
+
+extern char** environ;
+
+namespace lsrl::cli::test {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+class AtomicKill : public CliFixture {
+ protected:
+  void SetUp() override {
+    CliFixture::SetUp();
+    ASSERT_EQ(
+        lsrl({"program", "vec2vec", "--set", "n=2", "--set", "m=1", "-o", path("small.json")}).code,
+        0);
+    // Unoptimised tok2tok L=2: a 61 MB sidecar written in a ~4 s compile.
+    ASSERT_EQ(lsrl({"program", "tok2tok", "--set", "L=2", "-o", path("big.json")}).code, 0);
+  }
+
+  // The old pair: vec2vec unoptimised (a JSON and a sidecar), over a clean folder or over
+  // whatever a killed write left.
+  void writeOldPair(bool clean) {
+    for (const fs::directory_entry& e : fs::directory_iterator(dir_)) {
+      const std::string name = e.path().filename();
+      if (clean && name.rfind("T.model", 0) == 0) fs::remove(e.path());
+    }
+    ASSERT_EQ(
+        lsrl({"compile", path("small.json"), "--no-optimize", "-o", path("T.model.json")}).code, 0);
+  }
+
+  // Starts the real binary compiling the big program over the old pair; kills it when
+  // `stop(elapsed)` says so (polled every 0.2 ms) or lets it finish. True if it was killed.
+  bool compileAndKill(const std::function<bool(Clock::duration)>& stop) {
+    std::vector<std::string> args = {
+        LSRL_CLI_BINARY, "compile", path("big.json"),    "--no-optimize", "--backend",
+        "float64",       "-o",      path("T.model.json")};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    pid_t pid = 0;
+    const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (spawned != 0) {
+      ADD_FAILURE() << "cannot start " << argv[0];
+      return false;
+    }
+    const auto start = Clock::now();
+    bool killed = false;
+    int status = 0;
+    while (::waitpid(pid, &status, WNOHANG) == 0) {
+      if (stop(Clock::now() - start)) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, &status, 0);
+        killed = true;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    return killed;
+  }
+
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir_)) {
+      const std::string name = e.path().filename();
+      if (name.rfind("T.model", 0) == 0) out.push_back(name);
+    }
+    return out;
+  }
+
+  // The model loads and is the old program or the new one (by its Input's width and size).
+  void expectLoadablePair(const std::string& when) {
+    const Result r = lsrl({"info", path("T.model.json")});
+    ASSERT_EQ(r.code, 0) << when << ": " << r.err;
+    const auto info = nlohmann::json::parse(r.out);
+    const int nodes = info["total_nodes"].get<int>();
+    EXPECT_TRUE(nodes == oldNodes_ || nodes == newNodes_) << when << ": " << r.out;
+  }
+
+  int oldNodes_ = 0;
+  int newNodes_ = 0;
+};
+
+TEST_F(AtomicKill, EveryMomentOfAModelWriteLeavesTheOldPairOrTheNewOne) {
+  if (kAddressSanitizer) GTEST_SKIP() << "9 compiles of 4 s each: release build only";
+  // Baselines: the node counts of both pairs and the length of the overwrite.
+  writeOldPair(true);
+  oldNodes_ = nlohmann::json::parse(lsrl({"info", path("T.model.json")}).out)["total_nodes"];
+  const auto start = Clock::now();
+  ASSERT_FALSE(compileAndKill([](Clock::duration) { return false; }));
+  const auto full = Clock::now() - start;
+  newNodes_ = nlohmann::json::parse(lsrl({"info", path("T.model.json")}).out)["total_nodes"];
+  ASSERT_NE(oldNodes_, newNodes_);
+  EXPECT_EQ(names().size(), 2u);  // the JSON and its sidecar, nothing left over
+
+  auto appeared = [&](const std::function<bool(const std::string&)>& match) {
+    return [&, match](Clock::duration) {
+      for (const std::string& n : names())
+        if (match(n)) return true;
+      return false;
+    };
+  };
+  const std::string oldSidecar = [&] {
+    writeOldPair(true);
+    for (const std::string& n : names())
+      if (n != "T.model.json") return n;
+    return std::string();
+  }();
+  struct Moment {
+    std::string what;
+    std::function<bool(Clock::duration)> stop;
+  };
+  std::vector<Moment> moments = {
+      {"a temporary file appears",
+       appeared([](const std::string& n) { return n.find(".tmp-") != std::string::npos; })},
+      {"the new sidecar is in place", appeared([&](const std::string& n) {
+         return n != oldSidecar && n != "T.model.json" && n.find(".tmp-") == std::string::npos;
+       })},
+      {"the JSON's temporary appears",
+       appeared([](const std::string& n) { return n.rfind("T.model.json.tmp-", 0) == 0; })},
+  };
+  for (int k = 1; k <= 5; ++k) {
+    const auto at = full * k / 6;
+    moments.push_back({"at " + std::to_string(k) + "/6 of the run",
+                       [at](Clock::duration elapsed) { return elapsed >= at; }});
+  }
+  int killed = 0;
+  for (const Moment& m : moments) {
+    writeOldPair(true);
+    if (compileAndKill(m.stop)) ++killed;
+    expectLoadablePair("killed when " + m.what);
+    // The next write cleans up what the killed one left.
+    writeOldPair(false);
+    expectLoadablePair("rewritten after a kill when " + m.what);
+    EXPECT_LE(names().size(), 2u) << "after a kill when " << m.what;
+  }
+  EXPECT_GE(killed, 3) << "the kills did not land during the write";
+}
+
+}  // namespace
+}  // namespace lsrl::cli::test
