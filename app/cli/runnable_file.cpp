@@ -1,6 +1,7 @@
 #include "app/cli/runnable_file.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/arch/import.h"
 #include "core/graph/checks.h"
@@ -19,18 +20,14 @@ Graph loadRunnableGraph(const std::string& path, bool exact, Validation validati
                         bool* compiled) {
   const bool refuse = validation == Validation::Refuse;
   if (compiled != nullptr) *compiled = false;
-  if (isPythonProgramPath(path)) {
-    Graph g = loadPythonProgram(path);
+  std::optional<nlohmann::json> doc;  // absent for a .py program
+  if (!isPythonProgramPath(path)) doc = io::parseJson(readWholeFile(path), path);
+  if (!doc || !isModelDocument(*doc)) {
+    Graph g = doc ? graphFromJson(*doc, path) : loadPythonProgram(path);
     if (refuse) requireValid(g, path);
     return g;
   }
-  const nlohmann::json doc = io::parseJson(readWholeFile(path), path);
-  if (!isModelDocument(doc)) {
-    Graph g = graphFromJson(doc, path);
-    if (refuse) requireValid(g, path);
-    return g;
-  }
-  CompiledModel model = modelFromJson(doc, path);
+  CompiledModel model = modelFromJson(*doc, path);
   if (refuse) requireValidPath(model.path, path);
   if (compiled != nullptr) *compiled = true;
   if (exact && model.backend() != Backend::Exact)

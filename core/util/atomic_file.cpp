@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <random>
 
 #include "core/util/error.h"
@@ -115,9 +116,13 @@ std::string resolveOutputPath(const std::string& path) {
   return resolved;
 }
 
-void requireWritableTarget(const std::string& path) {
+namespace {
+
+// The mode of the file a write to `path` replaces (nullopt for a new file); throws
+// lsrl::Error unless that is a writable regular file.
+std::optional<mode_t> requireWritableTarget(const std::string& path) {
   struct stat target {};
-  if (::stat(path.c_str(), &target) != 0) return;  // a new file
+  if (::stat(path.c_str(), &target) != 0) return std::nullopt;  // a new file
   if (S_ISDIR(target.st_mode)) throw Error("cannot save " + quote(path) + ": it is a directory");
   if (!S_ISREG(target.st_mode)) {
     throw Error("cannot save " + quote(path) + ": it is " + kindOf(target.st_mode) +
@@ -130,15 +135,16 @@ void requireWritableTarget(const std::string& path) {
                 ": the file is read-only (no write permission for anyone); "
                 "make it writable or save under another name");
   }
+  return target.st_mode;
 }
+
+}  // namespace
 
 void writeFileAtomically(const std::string& requestedPath, std::string_view content) {
   if (requestedPath.empty()) throw Error("cannot save a file with an empty path");
   const std::string path = resolveOutputPath(requestedPath);
   const std::string what = "cannot save " + quote(requestedPath);
-  requireWritableTarget(path);
-  struct stat target {};
-  const bool targetExists = ::stat(path.c_str(), &target) == 0;
+  const std::optional<mode_t> targetMode = requireWritableTarget(path);
   removeStaleTemporaries(path);
 
   TempFile temp(path + ".tmp-" + std::to_string(::getpid()) + "-" + randomSuffix());
@@ -150,8 +156,8 @@ void writeFileAtomically(const std::string& requestedPath, std::string_view cont
                 systemError(err));
   }
   // Keep the permissions of a file we replace.
-  if (targetExists) {
-    (void)::fchmod(temp.fd(), target.st_mode & 07777);
+  if (targetMode) {
+    (void)::fchmod(temp.fd(), *targetMode & 07777);
   }
 
   const char* data = content.data();

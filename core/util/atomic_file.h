@@ -22,7 +22,5 @@ bool isStaleTemporary(const std::string& fileName);
 
 // The file a write to `path` replaces: `path`, or the file a symbolic link there names.
 std::string resolveOutputPath(const std::string& path);
-// Throws lsrl::Error unless `path` is absent or a writable regular file.
-void requireWritableTarget(const std::string& path);
 
 }  // namespace lsrl
