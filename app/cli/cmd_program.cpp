@@ -4,7 +4,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
-#include "app/layout/dot_layout.h"
+#include "app/layout/full_layout.h"
 #include "core/io/graph_file.h"
 #include "core/programs/program_registry.h"
 #include "core/util/error.h"
@@ -19,7 +19,8 @@ int cmdProgram(const Argv& argv, std::ostream& out) {
       "conditional (direct, optimized, step_optimized, multiplicative,\n"
       "multiplicative_optimized), mu (step scale, default 1000), lambda (large constant,\n"
       "default 1e10). Values use the exact scalar grammar (e.g. 1e10, 1/3). --layout stores\n"
-      "the explorer's positions (a Graphviz dot layout, sugar groups collapsed) in the file.",
+      "the explorer's positions (a Graphviz dot layout, or layers for graphs too big for dot;\n"
+      "sugar groups collapsed) in the file.",
       {{"set", "key=value", "program parameter", true},
        {"o", "FILE.json", "output graph file (written atomically)"},
        {"layout", "", "store a dot layout of the graph in the file"}},
@@ -30,7 +31,7 @@ int cmdProgram(const Argv& argv, std::ostream& out) {
   if (!args->has("o")) throw Error("missing -o FILE.json (where to write the program)");
   Graph g = buildProgram(args->positional()[0], args->keyValues("set"));
   if (args->has("layout")) {
-    LayoutResult layout = dotLayout(g);
+    LayoutResult layout = fullLayout(g).layout;
     g.layout() = std::move(layout.nodes);
     g.groupLayout() = std::move(layout.groups);
   }

@@ -3,6 +3,7 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -12,8 +13,10 @@
 
 #include "app/layout/incremental_layout.h"
 #include "app/layout/item_size.h"
+#include "app/layout/layout_result.h"
 #include "app/layout/visible_graph.h"
 #include "core/util/error.h"
+#include "core/util/forked_call.h"
 
 namespace lsrl {
 
@@ -80,86 +83,102 @@ class Clusters {
   std::vector<Agraph_t*> made_;
 };
 
+// dot's centre of each item of vg. The caller holds graphvizMutex() (or is a forked copy
+// with no other thread).
+std::vector<NodePosition> dotCentres(const Graph& g, const VisibleGraph& vg) {
+  std::vector<NodePosition> centre(vg.items.size());
+  if (vg.items.empty()) return centre;
+  agseterr(AGMAX);  // keep Graphviz's messages off stderr; aglasterr() has them
+  GraphCloser guard(gvContext());
+  if (!guard.gvc) throw Error("dot layout: cannot create a Graphviz context");
+  std::string name = "lsrl";
+  guard.graph = agopen(text(name), Agdirected, nullptr);
+  Agraph_t* root = guard.graph;
+  setAttr(root, "rankdir", "LR");
+  setAttr(root, "ranksep", inches(kLayerGap));
+  setAttr(root, "nodesep", inches(kSiblingGap));
+  setAttr(root, "splines", "false");  // edges are drawn by the editor, not by dot
+  setAttr(root, "newrank", "true");   // rank across clusters: every edge points right
+
+  Clusters clusters(g, root);
+  std::vector<Agnode_t*> nodes(vg.items.size());
+  for (size_t i = 0; i < vg.items.size(); ++i) {
+    const VisibleItem& item = vg.items[i];
+    std::string key = std::to_string(i);  // dot node names: item indices
+    // The enclosing group of the item: a node's own group, a box's parent group.
+    GroupId enclosing = kNoGroup;
+    if (item.kind == VisibleItem::Kind::Node) {
+      enclosing = g.node(item.id).group;
+    } else {
+      enclosing = g.groups()[static_cast<size_t>(item.id)].parent;
+    }
+    Agraph_t* owner = clusters.of(enclosing);
+    Agnode_t* n = agnode(owner, text(key), 1);
+    const ItemSize size = itemSize(g, item);
+    setAttr(n, "shape", "box");
+    setAttr(n, "fixedsize", "true");
+    setAttr(n, "label", "");
+    setAttr(n, "width", inches(size.width));
+    setAttr(n, "height", inches(size.height));
+    nodes[i] = n;
+  }
+  std::set<std::pair<int, int>> seen;
+  for (const VisibleEdge& e : vg.edges) {
+    if (e.from == e.to || !seen.insert({e.from, e.to}).second) continue;
+    agedge(root, nodes[static_cast<size_t>(e.from)], nodes[static_cast<size_t>(e.to)], nullptr, 1);
+  }
+
+  if (gvLayout(guard.gvc, root, "dot") != 0) {
+    const char* why = aglasterr();
+    throw Error(std::string("dot layout failed: ") + (why ? why : "unknown Graphviz error"));
+  }
+  guard.laidOut = true;
+  // Graphviz's y axis points up; the scene's points down from the top-left corner.
+  const boxf bb = GD_bb(root);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const pointf p = ND_coord(nodes[i]);
+    centre[i] = {p.x - bb.LL.x, bb.UR.y - p.y};
+  }
+  return centre;
+}
+
 }  // namespace
 
 LayoutResult dotLayout(const Graph& g) {
   const VisibleGraph vg = visibleGraph(g);
-  LayoutResult result;
-  if (vg.items.empty()) return result;
-
-  std::vector<NodePosition> centre(vg.items.size());
+  std::vector<NodePosition> centres;
   {
     const std::lock_guard<std::mutex> lock(graphvizMutex());
-    agseterr(AGMAX);  // keep Graphviz's messages off stderr; aglasterr() has them
-    GraphCloser guard(gvContext());
-    if (!guard.gvc) throw Error("dot layout: cannot create a Graphviz context");
-    std::string name = "lsrl";
-    guard.graph = agopen(text(name), Agdirected, nullptr);
-    Agraph_t* root = guard.graph;
-    setAttr(root, "rankdir", "LR");
-    setAttr(root, "ranksep", inches(kLayerGap));
-    setAttr(root, "nodesep", inches(kSiblingGap));
-    setAttr(root, "splines", "false");  // edges are drawn by the editor, not by dot
-    setAttr(root, "newrank", "true");   // rank across clusters: every edge points right
-
-    Clusters clusters(g, root);
-    std::vector<Agnode_t*> nodes(vg.items.size());
-    for (size_t i = 0; i < vg.items.size(); ++i) {
-      const VisibleItem& item = vg.items[i];
-      std::string key = std::to_string(i);  // dot node names: item indices
-      // The enclosing group of the item: a node's own group, a box's parent group.
-      GroupId enclosing = kNoGroup;
-      if (item.kind == VisibleItem::Kind::Node) {
-        enclosing = g.node(item.id).group;
-      } else {
-        enclosing = g.groups()[static_cast<size_t>(item.id)].parent;
-      }
-      Agraph_t* owner = clusters.of(enclosing);
-      Agnode_t* n = agnode(owner, text(key), 1);
-      const ItemSize size = itemSize(g, item);
-      setAttr(n, "shape", "box");
-      setAttr(n, "fixedsize", "true");
-      setAttr(n, "label", "");
-      setAttr(n, "width", inches(size.width));
-      setAttr(n, "height", inches(size.height));
-      nodes[i] = n;
-    }
-    std::set<std::pair<int, int>> seen;
-    for (const VisibleEdge& e : vg.edges) {
-      if (e.from == e.to || !seen.insert({e.from, e.to}).second) continue;
-      agedge(root, nodes[static_cast<size_t>(e.from)], nodes[static_cast<size_t>(e.to)], nullptr,
-             1);
-    }
-
-    if (gvLayout(guard.gvc, root, "dot") != 0) {
-      const char* why = aglasterr();
-      throw Error(std::string("dot layout failed: ") + (why ? why : "unknown Graphviz error"));
-    }
-    guard.laidOut = true;
-    // Graphviz's y axis points up; the scene's points down from the top-left corner.
-    const boxf bb = GD_bb(root);
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      const pointf p = ND_coord(nodes[i]);
-      centre[i] = {p.x - bb.LL.x, bb.UR.y - p.y};
-    }
+    centres = dotCentres(g, vg);
   }
+  return layoutFromItemCentres(g, vg, centres);
+}
 
-  std::vector<std::vector<NodeId>> hidden(vg.items.size());
-  for (size_t id = 0; id < vg.itemOfNode.size(); ++id) {
-    if (vg.itemOfNode[id] < 0) continue;  // a deleted node (an editor tombstone)
-    const auto item = static_cast<size_t>(vg.itemOfNode[id]);
-    if (vg.items[item].kind == VisibleItem::Kind::Node) {
-      result.nodes[static_cast<NodeId>(id)] = centre[item];
-    } else {
-      hidden[item].push_back(static_cast<NodeId>(id));
-    }
+LayoutResult dotLayoutIsolated(const Graph& g, int timeoutMs, const std::atomic<bool>* cancel) {
+  const VisibleGraph vg = visibleGraph(g);
+  ForkedCallResult call;
+  {
+    // Held across the fork, so that the copy never starts with another thread inside
+    // Graphviz; the copy is that thread's only twin and calls dotCentres unlocked.
+    const std::lock_guard<std::mutex> lock(graphvizMutex());
+    call = callInForkedCopy(
+        [&] {
+          const std::vector<NodePosition> centres = dotCentres(g, vg);
+          return std::string(reinterpret_cast<const char*>(centres.data()),
+                             centres.size() * sizeof(NodePosition));
+        },
+        timeoutMs, cancel);
   }
-  for (size_t i = 0; i < vg.items.size(); ++i) {
-    if (vg.items[i].kind != VisibleItem::Kind::Group) continue;
-    result.groups[vg.items[i].id] = centre[i];
-    for (const auto& [id, pos] : layeredPlacement(g, hidden[i], centre[i])) result.nodes[id] = pos;
-  }
-  return result;
+  if (call.ending == ForkedCallResult::Ending::Cancelled) throw Cancelled("dot layout cancelled");
+  if (call.ending == ForkedCallResult::Ending::Failed) throw Error(call.output);
+  if (call.ending != ForkedCallResult::Ending::Finished)
+    throw Error("dot " + describeForkedEnding(call, timeoutMs));
+  if (call.output.size() != vg.items.size() * sizeof(NodePosition))
+    throw Error("dot layout: the worker returned " + std::to_string(call.output.size()) +
+                " bytes, expected " + std::to_string(vg.items.size() * sizeof(NodePosition)));
+  std::vector<NodePosition> centres(vg.items.size());
+  std::memcpy(centres.data(), call.output.data(), call.output.size());
+  return layoutFromItemCentres(g, vg, centres);
 }
 
 }  // namespace lsrl

@@ -81,4 +81,75 @@ VisibleGraph visibleGraph(const Graph& g) {
   return vg;
 }
 
+namespace {
+
+// Items in topological order over the edges (Kahn in item order), then the items left on
+// cycles in item order.
+std::vector<int> topologicalItemOrder(const VisibleGraph& vg) {
+  const size_t n = vg.items.size();
+  std::vector<std::vector<int>> readers(n);
+  std::vector<size_t> pending(n, 0);
+  for (const VisibleEdge& e : vg.edges) {
+    if (e.from < 0 || e.to < 0 || e.from == e.to) continue;
+    readers[static_cast<size_t>(e.from)].push_back(e.to);
+    ++pending[static_cast<size_t>(e.to)];
+  }
+  std::vector<int> order;
+  order.reserve(n);
+  for (size_t i = 0; i < n; ++i)
+    if (pending[i] == 0) order.push_back(static_cast<int>(i));
+  for (size_t next = 0; next < order.size(); ++next) {
+    for (int r : readers[static_cast<size_t>(order[next])])
+      if (--pending[static_cast<size_t>(r)] == 0) order.push_back(r);
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (pending[i] > 0) order.push_back(static_cast<int>(i));
+  return order;
+}
+
+}  // namespace
+
+bool withinDrawLimits(const VisibleGraph& vg, const DrawLimits& limits) {
+  if (vg.items.size() > limits.maxItems || vg.edges.size() > limits.maxEdges) return false;
+  std::vector<size_t> into(vg.items.size(), 0);
+  for (const VisibleEdge& e : vg.edges)
+    if (e.to >= 0 && ++into[static_cast<size_t>(e.to)] > limits.maxEdgesIntoItem) return false;
+  return true;
+}
+
+void limitForDrawing(VisibleGraph& vg, const DrawLimits& limits) {
+  if (withinDrawLimits(vg, limits)) return;
+  std::vector<char> kept(vg.items.size(), 0);
+  const std::vector<int> order = topologicalItemOrder(vg);
+  for (size_t k = 0; k < order.size() && k < limits.maxItems; ++k)
+    kept[static_cast<size_t>(order[k])] = 1;
+  std::vector<int> newIndex(vg.items.size(), -1);
+  std::vector<VisibleItem> items;
+  for (size_t i = 0; i < vg.items.size(); ++i) {
+    if (!kept[i]) continue;
+    newIndex[i] = static_cast<int>(items.size());
+    items.push_back(vg.items[i]);
+  }
+  std::vector<VisibleEdge> edges;
+  std::vector<size_t> into(items.size(), 0);
+  for (VisibleEdge e : vg.edges) {
+    if (e.from < 0 || e.to < 0) continue;
+    e.from = newIndex[static_cast<size_t>(e.from)];
+    e.to = newIndex[static_cast<size_t>(e.to)];
+    if (e.from < 0 || e.to < 0 || edges.size() >= limits.maxEdges ||
+        into[static_cast<size_t>(e.to)] >= limits.maxEdgesIntoItem)
+      continue;
+    ++into[static_cast<size_t>(e.to)];
+    edges.push_back(e);
+  }
+  for (int& item : vg.itemOfNode)
+    if (item >= 0) item = newIndex[static_cast<size_t>(item)];
+  for (int& item : vg.itemOfGroup)
+    if (item >= 0) item = newIndex[static_cast<size_t>(item)];
+  vg.omittedItems += vg.items.size() - items.size();
+  vg.omittedEdges += vg.edges.size() - edges.size();
+  vg.items = std::move(items);
+  vg.edges = std::move(edges);
+}
+
 }  // namespace lsrl

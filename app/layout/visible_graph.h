@@ -28,6 +28,8 @@ struct VisibleGraph {
   std::vector<VisibleEdge> edges;  // one per (consumer input slot) crossing items
   std::vector<int> itemOfNode;     // per node: the index of the item that shows it
   std::vector<int> itemOfGroup;    // per group: its item if it is a collapsed box, else -1
+  size_t omittedItems = 0;         // left out by limitForDrawing
+  size_t omittedEdges = 0;
   int itemIndex(VisibleItem::Kind kind, int id) const;  // -1 if not visible
 };
 
@@ -35,5 +37,22 @@ struct VisibleGraph {
 // group is collapsed. Unconnected inputs (kNoNode) and inputs naming no node make no
 // edge; edges inside one collapsed group are dropped.
 VisibleGraph visibleGraph(const Graph& g);
+
+// What the explorer can draw and still respond: boxes and edges are Qt items of about a
+// kilobyte each, and every full view paints all of them.
+struct DrawLimits {
+  size_t maxItems = 30000;
+  size_t maxEdges = 100000;
+  size_t maxEdgesIntoItem = 1000;  // a Concat of 10^5 inputs: its first 1,000 edges
+};
+
+bool withinDrawLimits(const VisibleGraph& vg, const DrawLimits& limits = {});
+
+// Cuts `vg` down to `limits`: items are kept in topological order (Kahn's algorithm in
+// item order, items on cycles last) while the count allows, edges in their order while
+// both ends are kept and the budgets allow. Kept items keep their relative order; the
+// others get item index -1 in itemOfNode/itemOfGroup. omittedItems/omittedEdges count
+// what was left out. A graph within the limits is left as it is.
+void limitForDrawing(VisibleGraph& vg, const DrawLimits& limits = {});
 
 }  // namespace lsrl

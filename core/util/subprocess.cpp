@@ -17,6 +17,7 @@
 #include <iterator>
 
 #include "core/util/error.h"
+#include "core/util/fd_write.h"
 
 extern char** environ;
 
@@ -48,16 +49,6 @@ void sleepMs(long ms) {
   nanosleep(&ts, nullptr);
 }
 
-void writeAll(int fd, const void* data, size_t n) {
-  const char* p = static_cast<const char*>(data);
-  while (n > 0) {
-    const ssize_t k = write(fd, p, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return;
-    p += k;
-    n -= static_cast<size_t>(k);
-  }
-}
 
 // "/proc/self/task/<pid>/children" without snprintf.
 void childrenPath(char* out, pid_t pid) {
@@ -134,7 +125,7 @@ struct Ending {
   close(outWrite);
   close(errWrite);
   const auto programId = static_cast<int32_t>(program);
-  writeAll(statusWrite, &programId, sizeof programId);
+  writeAllToFd(statusWrite, &programId, sizeof programId);
 
   Ending ending;
   long pause = 1;
@@ -153,7 +144,7 @@ struct Ending {
     sleepMs(pause);
     pause = std::min(pause * 2, 20L);
   }
-  writeAll(statusWrite, &ending, sizeof ending);
+  writeAllToFd(statusWrite, &ending, sizeof ending);
   kill(-program, SIGKILL);  // what it left running in its group
   killDescendants();        // and what left the group (setsid, daemons)
   _exit(0);
@@ -289,14 +280,16 @@ SubprocessResult runSubprocess(const std::vector<std::string>& argv,
 
 std::string describeEnding(const SubprocessResult& result) {
   if (result.timedOut) return "a timeout";
-  if (result.signal != 0) {
-    const char* abbrev = sigabbrev_np(result.signal);
-    const char* what = strsignal(result.signal);
-    return "signal " + std::to_string(result.signal) +
-           (abbrev ? " (SIG" + std::string(abbrev) + (what ? ", " + std::string(what) : "") + ")"
-                   : std::string());
-  }
+  if (result.signal != 0) return describeSignal(result.signal);
   return "exit " + std::to_string(result.exitCode);
+}
+
+std::string describeSignal(int signal) {
+  const char* abbrev = sigabbrev_np(signal);
+  const char* what = strsignal(signal);
+  return "signal " + std::to_string(signal) +
+         (abbrev ? " (SIG" + std::string(abbrev) + (what ? ", " + std::string(what) : "") + ")"
+                 : std::string());
 }
 
 std::string lastLines(const std::string& text, long long droppedBefore, int maxLines,

@@ -33,6 +33,9 @@ SubprocessResult runSubprocess(const std::vector<std::string>& argv,
 // "exit 3", "signal 9 (SIGKILL)" or "a timeout": how the program ended, for messages.
 std::string describeEnding(const SubprocessResult& result);
 
+// "signal 11 (SIGSEGV, Segmentation fault)".
+std::string describeSignal(int signal);
+
 // The last `maxLines` lines of `text`, each cut at `maxLineChars` characters, the whole at
 // most `maxChars`, with a note of what was left out: stderr for an error message.
 std::string lastLines(const std::string& text, long long droppedBefore, int maxLines = 20,

@@ -69,8 +69,14 @@ bool hasField(const Node& n, Field f) {
 Document::Document(QObject* parent) : QObject(parent) {
   QObject::connect(&undo_, &QUndoStack::cleanChanged, this,
                    [this] { Q_EMIT modifiedChanged(isModified()); });
-  visible_ = visibleGraph(graph_);
+  visible_ = drawableGraph();
   problems_ = checkGraph(graph_);
+}
+
+VisibleGraph Document::drawableGraph() const {
+  VisibleGraph visible = visibleGraph(graph_);
+  limitForDrawing(visible);
+  return visible;
 }
 
 Document::~Document() = default;
@@ -141,7 +147,19 @@ void Document::replaceContent(Graph g, nlohmann::json metadata) {
   undo_.setClean();
   ++revision_;
   ++structureRevision_;
+  // A graph too big to draw opens with its groups collapsed (a view setting, not an edit):
+  // sugar calls become one box each, which is often enough to draw it all.
+  collapsedOnOpen_ = false;
   visible_ = visibleGraph(graph_);
+  if (!withinDrawLimits(visible_)) {
+    for (const Group& group : graph_.groups()) {
+      if (group.removed || !group.expanded) continue;
+      graph_.mutableGroup(group.id).expanded = false;
+      collapsedOnOpen_ = true;
+    }
+    if (collapsedOnOpen_) visible_ = visibleGraph(graph_);
+  }
+  limitForDrawing(visible_);
   problems_ = checkGraph(graph_);
   DocumentChange what;
   what.replaced = true;
@@ -253,7 +271,7 @@ DocumentChange Document::derive(const GraphChange& change, bool forward) {
   what.movedGroups.assign(movedGroups.begin(), movedGroups.end());
 
   ++revision_;
-  VisibleGraph visible = visibleGraph(graph_);
+  VisibleGraph visible = drawableGraph();
   auto sameItems = [](const VisibleGraph& x, const VisibleGraph& y) {
     if (x.items.size() != y.items.size()) return false;
     for (size_t i = 0; i < x.items.size(); ++i) {

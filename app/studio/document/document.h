@@ -84,8 +84,11 @@ class Document : public QObject {
   // Live validation: checkGraph() of the current graph, recomputed after every edit.
   const std::vector<Problem>& problems() const { return problems_; }
   std::vector<Problem> problemsOf(NodeId id) const;
-  // Nodes and collapsed groups as the editor draws them, with the edges between them.
+  // Nodes and collapsed groups as the editor draws them, with the edges between them,
+  // cut to the DrawLimits (visible().omittedItems/omittedEdges say what is left out).
   const VisibleGraph& visible() const { return visible_; }
+  // Whether the last open collapsed the file's expanded groups to fit the DrawLimits.
+  bool collapsedOnOpen() const { return collapsedOnOpen_; }
   // Where an item is drawn (its centre, scene coordinates); nullopt if not placed.
   std::optional<NodePosition> position(ItemRef item) const;
 
@@ -222,6 +225,9 @@ class Document : public QObject {
   std::vector<Problem> problems_;
   bool problemsChanged_ = false;  // set by derive()
   VisibleGraph visible_;
+  bool collapsedOnOpen_ = false;
+
+  VisibleGraph drawableGraph() const;
 };
 
 }  // namespace lsrl::studio

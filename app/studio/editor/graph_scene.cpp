@@ -36,9 +36,6 @@ bool isBox(const QGraphicsItem* item) {
 GraphScene::GraphScene(Document* document, QObject* parent)
     : QGraphicsScene(parent), document_(document) {
   setBackgroundBrush(sceneBackground());
-  // Measured on tok2tok expanded (editor_test): with the BSP index zoomed-in redraws take
-  // ~14 ms against ~18 ms with NoIndex, and dragging a box costs no more.
-  setItemIndexMethod(BspTreeIndex);
   connect(document_, &Document::changed, this, &GraphScene::applyChange);
   connect(this, &QGraphicsScene::selectionChanged, this, [this] {
     if (!building_) emitSelection();
@@ -126,11 +123,34 @@ QPointF GraphScene::fallbackPosition(int index) const {
                  bottom + 2 * kLayerGap + (index / 20) * (kNodeHeight + kSiblingGap));
 }
 
-std::vector<NodeId> GraphScene::producersOfItem(int itemIndex) const {
-  std::set<NodeId> producers;
-  for (const VisibleEdge& e : document_->visible().edges)
-    if (e.to == itemIndex) producers.insert(e.fromNode);
-  return {producers.begin(), producers.end()};
+void GraphScene::chooseIndex() {
+  // Measured on tok2tok expanded (editor_test): with the BSP index zoomed-in redraws take
+  // ~14 ms against ~18 ms with NoIndex, and dragging a box costs no more. On big scenes
+  // the index costs more than it saves: an edge's bounding box spans many of its cells,
+  // and a full view of tok2tok L=1000 (24k boxes, 70k edges) gathered gigabytes of
+  // duplicate entries from them.
+  const VisibleGraph& v = document_->visible();
+  const auto method = v.items.size() + v.edges.size() > kIndexedItemLimit ? NoIndex : BspTreeIndex;
+  if (itemIndexMethod() != method) setItemIndexMethod(method);
+}
+
+void GraphScene::indexProducers() {
+  const VisibleGraph& v = document_->visible();
+  producers_.assign(v.items.size(), {});
+  for (const VisibleEdge& e : v.edges)
+    if (e.to >= 0 && e.to < static_cast<int>(producers_.size()))
+      producers_[static_cast<size_t>(e.to)].push_back(e.fromNode);
+  for (auto& producers : producers_) {
+    std::sort(producers.begin(), producers.end());
+    producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
+  }
+}
+
+const std::vector<NodeId>& GraphScene::producersOfItem(int itemIndex) const {
+  static const std::vector<NodeId> none;
+  return itemIndex >= 0 && itemIndex < static_cast<int>(producers_.size())
+             ? producers_[static_cast<size_t>(itemIndex)]
+             : none;
 }
 
 std::vector<OpenSlot> GraphScene::openSlotsOfItem(int itemIndex) const {
@@ -199,6 +219,8 @@ void GraphScene::rebuild(bool keepSelection) {
   framesInnermostFirst_.clear();
 
   const VisibleGraph& v = document_->visible();
+  chooseIndex();
+  indexProducers();
   boxes_.reserve(v.items.size());
   int unplaced = 0;
   for (size_t i = 0; i < v.items.size(); ++i)
@@ -262,6 +284,8 @@ void GraphScene::applyChange(const DocumentChange& what) {
   const bool wasBuilding = building_;
   building_ = true;
   if (connection_ && (what.structure || !what.rewired.empty())) cancelConnection();
+  chooseIndex();
+  indexProducers();
 
   // Boxes: drop those no longer visible, redraw the stale ones, add the new ones.
   std::set<ItemRef> wanted;

@@ -26,6 +26,9 @@ class BoxItem;
 class EdgeItem;
 class GroupFrameItem;
 
+// Above this many boxes and edges the scene keeps no spatial index (see chooseIndex).
+constexpr size_t kIndexedItemLimit = 20000;
+
 class GraphScene : public QGraphicsScene {
   Q_OBJECT
 
@@ -43,6 +46,7 @@ class GraphScene : public QGraphicsScene {
   // Boxes in the order of document()->visible().items, edges in the order of its edges.
   const std::vector<BoxItem*>& boxes() const { return boxes_; }
   const std::vector<EdgeItem*>& edgeItems() const { return edges_; }
+  const std::vector<GroupFrameItem*>& framesInnermostFirst() const { return framesInnermostFirst_; }
   GroupFrameItem* frameOf(GroupId id) const;
 
   QList<ItemRef> selectedRefs() const;
@@ -132,7 +136,12 @@ class GraphScene : public QGraphicsScene {
   void syncPositions();
   void fitFrames(const std::vector<GroupFrameItem*>& frames);
   QPointF fallbackPosition(int index) const;
-  std::vector<NodeId> producersOfItem(int itemIndex) const;
+  // The scene's item index: Qt's BSP tree up to kIndexedItemLimit boxes and edges.
+  void chooseIndex();
+  // The nodes outside each visible item that feed it (sorted), by item index: one pass
+  // over the edges per rebuild or change, not one per group box.
+  void indexProducers();
+  const std::vector<NodeId>& producersOfItem(int itemIndex) const;
   // The unconnected input slots of the members a group box shows.
   std::vector<OpenSlot> openSlotsOfItem(int itemIndex) const;
   // The topmost box near `scenePos`, counting the port areas around its edges.
@@ -148,7 +157,8 @@ class GraphScene : public QGraphicsScene {
   Document* document_;
   std::vector<BoxItem*> boxes_;  // indexed like document_->visible().items
   std::map<ItemRef, BoxItem*> boxByRef_;
-  std::vector<EdgeItem*> edges_;  // indexed like document_->visible().edges
+  std::vector<EdgeItem*> edges_;                // indexed like document_->visible().edges
+  std::vector<std::vector<NodeId>> producers_;  // see indexProducers()
   std::map<GroupId, GroupFrameItem*> frames_;
   std::vector<GroupFrameItem*> framesInnermostFirst_;
   std::optional<ConnectionDrag> connection_;

@@ -16,7 +16,7 @@
 #include <QtConcurrent/QtConcurrent>
 #include <cmath>
 
-#include "app/layout/dot_layout.h"
+#include "app/layout/full_layout.h"
 #include "app/layout/item_size.h"
 #include "app/studio/document/document.h"
 #include "app/studio/player/compile_count_chart.h"
@@ -47,7 +47,7 @@ std::map<NodeId, NodePosition> expandedLayout(const Graph& program) {
   if (!collapsed) return program.layout();
   Graph expanded = program;
   for (const Group& g : program.groups()) expanded.mutableGroup(g.id).expanded = true;
-  return dotLayout(expanded).nodes;
+  return fullLayout(expanded).layout.nodes;
 }
 
 PlayerCompile compileForPlayer(const Graph& program,
@@ -96,7 +96,8 @@ PlayerLayout layoutForPlayer(std::vector<Node> nodes, NodeId output) {
       g.addUnchecked(std::move(n));
     }
     if (auto it = compact.find(output); it != compact.end()) g.setOutput(it->second);
-    for (const auto& [id, p] : dotLayout(g).nodes) out.nodes[irOf[static_cast<size_t>(id)]] = p;
+    for (const auto& [id, p] : fullLayout(g).layout.nodes)
+      out.nodes[irOf[static_cast<size_t>(id)]] = p;
   } catch (const std::exception& e) {
     out.error = QString::fromUtf8(e.what());
   }

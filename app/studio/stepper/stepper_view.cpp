@@ -20,6 +20,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent>
 #include <mutex>
+#include <string_view>
+#include <unordered_set>
 
 #include "app/studio/stepper/engine_chooser.h"
 #include "app/studio/stepper/prompt_builder.h"
@@ -270,8 +272,12 @@ void StepperView::prefillPrompt() {
     if (width == 1 && g.findByName("ones") != kNoNode) {
       builder_->setMoreOnes(QStringLiteral("10110001"));
     } else if (width == 1) {
+      // out_0, out_1, ...: one name lookup pass, not one per key (L = 1000 has 2*10^5 nodes).
+      std::unordered_set<std::string_view> names;
+      for (const Node& n : g.nodes())
+        if (!n.removed && n.name.starts_with("out_")) names.insert(n.name);
       int L = 0;
-      while (g.findByName("out_" + std::to_string(L)) != kNoNode) ++L;
+      while (names.count("out_" + std::to_string(L))) ++L;
       if (L == 3) {
         builder_->setTok2tok(
             QStringLiteral("3 1 9 : 9 9 9; 3 5 1 : 1 2 1; 4 2 6 : 9 2 5; 8 5 6 : 8 8 6"),

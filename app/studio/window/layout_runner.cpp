@@ -3,7 +3,9 @@
 #include <QElapsedTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "app/layout/full_layout.h"
 #include "app/studio/document/document.h"
+#include "core/util/error.h"
 
 namespace lsrl::studio {
 
@@ -15,17 +17,22 @@ LayoutRunner::~LayoutRunner() { watcher_.waitForFinished(); }
 
 void LayoutRunner::start(bool undoable, bool follows) {
   if (watcher_.isRunning()) return;
-  cancelled_ = false;
+  // A fresh flag per run: a cancelled run still finishing keeps its own.
+  cancelled_ = std::make_shared<std::atomic<bool>>(false);
   undoable_ = undoable;
   follows_ = follows;
   structureRevision_ = doc_->structureRevision();
   // The worker gets its own copy: the document keeps changing on the UI thread.
   // Exceptions do not cross QtConcurrent intact (only QException does): the worker
   // returns the error text instead.
-  watcher_.setFuture(QtConcurrent::run([g = doc_->graph()] {
+  watcher_.setFuture(QtConcurrent::run([g = doc_->graph(), cancel = cancelled_] {
     LayoutOutcome outcome;
     try {
-      outcome.layout = dotLayout(g);
+      FullLayout full = fullLayout(g, cancel.get());
+      outcome.layout = std::move(full.layout);
+      outcome.note = std::move(full.note);
+    } catch (const Cancelled&) {
+      // cancelled_ says so
     } catch (const std::exception& e) {
       outcome.error = e.what();
     }
@@ -34,7 +41,7 @@ void LayoutRunner::start(bool undoable, bool follows) {
   Q_EMIT started();
 }
 
-void LayoutRunner::cancel() { cancelled_ = true; }
+void LayoutRunner::cancel() { cancelled_->store(true); }
 
 void LayoutRunner::waitForFinished() {
   if (!watcher_.isRunning() && !watcher_.isFinished()) return;
@@ -48,19 +55,22 @@ void LayoutRunner::onFinished() {
   const LayoutOutcome outcome = watcher_.result();
   const LayoutResult& result = outcome.layout;
   const QString error = QString::fromStdString(outcome.error);
+  const QString applied = outcome.note.empty()
+                              ? tr("Layout applied")
+                              : tr("Layout applied: %1").arg(QString::fromStdString(outcome.note));
   watcher_.setFuture(QFuture<LayoutOutcome>());  // consumed: a second call is a no-op
   if (!error.isEmpty()) {
     Q_EMIT finished(false, tr("Layout failed: %1").arg(error));
-  } else if (cancelled_) {
+  } else if (cancelled_->load()) {
     Q_EMIT finished(false, tr("Layout cancelled"));
   } else if (doc_->structureRevision() != structureRevision_) {
     Q_EMIT finished(false, tr("The graph changed during the layout; run it again"));
   } else if (undoable_) {
     doc_->applyLayout(result.nodes, result.groups, tr("Re-layout"), follows_);
-    Q_EMIT finished(true, tr("Layout applied"));
+    Q_EMIT finished(true, applied);
   } else {
     doc_->placeWithoutUndo(result.nodes, result.groups);
-    Q_EMIT finished(true, tr("Layout applied"));
+    Q_EMIT finished(true, applied);
   }
 }
 

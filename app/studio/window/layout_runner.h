@@ -1,15 +1,17 @@
-// Runs Graphviz dot (seconds on tok2tok) on a worker thread and applies the result as
-// one undoable "Re-layout" step, unless the document's structure changed meanwhile
-// (then the stale layout is dropped). dot cannot be interrupted: cancelling drops the
-// result when it arrives.
+// Runs the full layout (full_layout.h: dot in a forked copy with a deadline, or layers
+// for graphs too big for dot) on a worker thread and applies the result as one
+// undoable "Re-layout" step, unless the document's structure changed meanwhile (then
+// the stale layout is dropped). Cancelling kills dot's copy at once.
 #pragma once
 
 #include <QFutureWatcher>
 #include <QObject>
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 
-#include "app/layout/dot_layout.h"
+#include "app/layout/layout_result.h"
 
 namespace lsrl::studio {
 
@@ -18,6 +20,7 @@ class Document;
 // What the worker hands back: a layout, or why there is none.
 struct LayoutOutcome {
   LayoutResult layout;
+  std::string note;  // why dot did not lay it out, if it did not
   std::string error;
 };
 
@@ -49,7 +52,7 @@ class LayoutRunner : public QObject {
   uint64_t structureRevision_ = 0;
   bool undoable_ = true;
   bool follows_ = false;
-  bool cancelled_ = false;
+  std::shared_ptr<std::atomic<bool>> cancelled_ = std::make_shared<std::atomic<bool>>(false);
 };
 
 }  // namespace lsrl::studio

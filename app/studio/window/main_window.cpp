@@ -29,7 +29,9 @@
 #include <atomic>
 #include <memory>
 
+#include "app/layout/full_layout.h"
 #include "app/layout/incremental_layout.h"
+#include "app/layout/layered_layout.h"
 #include "app/studio/editor/graph_export.h"
 #include "app/studio/editor/graph_view.h"
 #include "app/studio/editor/minimap.h"
@@ -412,7 +414,10 @@ void MainWindow::updateStatus() {
                             .arg(g.liveNodeCount())
                             .arg(std::count_if(g.groups().begin(), g.groups().end(),
                                                [](const Group& gr) { return !gr.removed; }))
-                            .arg(doc_->visible().items.size()));
+                            .arg(doc_->visible().items.size()) +
+                        (doc_->visible().omittedItems > 0
+                             ? tr(" · %1 not drawn").arg(doc_->visible().omittedItems)
+                             : QString()));
   const size_t problems = doc_->problems().size();
   problemsLabel_->setText(problems == 0 ? tr("no problems") : tr("%1 problem(s)").arg(problems));
   problemsLabel_->setStyleSheet(
@@ -434,10 +439,30 @@ void MainWindow::reportError(const QString& what, const QString& why) {
 
 void MainWindow::afterLoad() {
   showEditor();
-  ensureLayout();
+  QStringList notes;
+  const VisibleGraph& vg = doc_->visible();
+  if (doc_->collapsedOnOpen()) notes << tr("groups collapsed to fit the drawing limits");
+  if (vg.omittedItems > 0 || vg.omittedEdges > 0) {
+    const DrawLimits limits;
+    notes << tr("drawn: %1 of %2 boxes (in topological order) and %3 of %4 edges; the "
+                "explorer draws up to %5 boxes, %6 edges and %7 edges into one box")
+                 .arg(QString::fromStdString(withThousands(vg.items.size())),
+                      QString::fromStdString(withThousands(vg.items.size() + vg.omittedItems)),
+                      QString::fromStdString(withThousands(vg.edges.size())),
+                      QString::fromStdString(withThousands(vg.edges.size() + vg.omittedEdges)),
+                      QString::fromStdString(withThousands(limits.maxItems)),
+                      QString::fromStdString(withThousands(limits.maxEdges)),
+                      QString::fromStdString(withThousands(limits.maxEdgesIntoItem)));
+  }
+  const QString layoutNote = ensureLayout();
+  if (!layoutNote.isEmpty()) notes << layoutNote;
   view_->fitAll();
   updateTitle();
   updateStatus();
+  if (!notes.isEmpty()) {
+    notes.front()[0] = notes.front()[0].toUpper();
+    statusBar()->showMessage(notes.join(QStringLiteral("; ")));
+  }
 }
 
 void MainWindow::newDocument() {
@@ -781,7 +806,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   }
 }
 
-void MainWindow::ensureLayout() {
+QString MainWindow::ensureLayout() {
   const VisibleGraph& vg = doc_->visible();
   std::vector<NodeId> unplacedNodes;
   size_t unplacedGroups = 0;
@@ -796,18 +821,21 @@ void MainWindow::ensureLayout() {
     }
   }
   const size_t unplaced = unplacedNodes.size() + unplacedGroups;
-  if (unplaced == 0) return;
+  if (unplaced == 0) return {};
   // A few new nodes are placed beside their neighbours at once; a graph without a layout
   // (or with group boxes whose members were never placed) gets the full dot layout in
   // the worker, after a quick layered placement so that something shows meanwhile.
   if (unplacedGroups == 0 && unplaced <= kQuickPlacementLimit && unplaced < vg.items.size()) {
     doc_->placeWithoutUndo(placeNewNodes(doc_->graph(), unplacedNodes, view_->viewCentre()), {});
-    return;
+    return {};
   }
-  std::vector<NodeId> all(doc_->graph().nodeCount());
-  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<NodeId>(i);
-  doc_->placeWithoutUndo(layeredPlacement(doc_->graph(), all, NodePosition{}), {});
-  layout_->start(/*undoable=*/false);
+  const LayoutResult layers = layeredLayout(doc_->graph());
+  doc_->placeWithoutUndo(layers.nodes, layers.groups);
+  if (vg.omittedItems == 0 && vg.omittedEdges == 0 && dotFits(vg)) {
+    layout_->start(/*undoable=*/false);
+    return {};
+  }
+  return QString::fromStdString(tooBigForDotNote(visibleGraph(doc_->graph())));
 }
 
 bool MainWindow::reloadPythonSource() {

@@ -56,6 +56,7 @@ class MainWindow : public QMainWindow {
 
   Document* document() { return doc_; }
   GraphView* graphView() { return view_; }
+  Minimap* minimap() { return minimap_; }
   PropertiesPanel* propertiesPanel() { return properties_; }
   PalettePanel* palettePanel() { return palette_; }
   ProblemsPanel* problemsPanel() { return problems_; }
@@ -84,7 +85,8 @@ class MainWindow : public QMainWindow {
   bool confirmDiscard();
   // Lays out items without a position: dot in the worker for whole new graphs, the
   // quick placement for a few.
-  void ensureLayout();
+  // Places a file's unplaced items: returns why dot was not used, if it was not.
+  QString ensureLayout();
   // Shows the named view: "graph", "debranch", "stepper", "trajectory", "heatmap",
   // "noise", or a Models tab view ("lattice", "gateloop", "gates", "looped": the view of
   // the run there, at token or loop `step`). With step >= 0, the player compiles (exact) and shows
