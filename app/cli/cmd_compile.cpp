@@ -1,8 +1,6 @@
 // lsrl compile PROGRAM.json --backend exact|float64 [--target ARCH [target options]]
 //              [--no-optimize] [--history HIST.json] [--progress] -o MODEL.json
-#include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -10,6 +8,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/progress_printer.h"
 #include "app/cli/sigint_scope.h"
 #include "app/cli/target_options.h"
 #include "core/arch/targets.h"
@@ -43,32 +42,6 @@ std::string programName(const std::string& path, const nlohmann::json& metadata)
     return metadata["program"].get<std::string>();
   return std::filesystem::path(path).stem().string();
 }
-
-// Progress lines on stderr, at most a few per second: rewritten in place on a terminal.
-class ProgressPrinter {
- public:
-  explicit ProgressPrinter(bool show) : show_(show), terminal_(::isatty(STDERR_FILENO) == 1) {}
-  ~ProgressPrinter() {
-    if (printed_ && terminal_) std::cerr << "\n";
-  }
-  void steps(long long n) {
-    if (!show_) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (printed_ && now - last_ < std::chrono::milliseconds(200)) return;
-    last_ = now;
-    printed_ = true;
-    const double s = std::chrono::duration<double>(now - start_).count();
-    std::cerr << (terminal_ ? "\r" : "") << "lsrl compile: " << n << " steps, " << s << " s"
-              << (terminal_ ? "   " : "\n") << std::flush;
-  }
-
- private:
-  bool show_;
-  bool terminal_;
-  bool printed_ = false;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point last_;
-};
 
 // Removes a JSON file written by this command and its sidecar, if any.
 void removeWithSidecar(const std::string& path) {
@@ -142,10 +115,10 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
   CompileResult result;
   bool historyWritten = false;
   try {
-    ProgressPrinter printer(args->has("progress") || ::isatty(STDERR_FILENO) == 1);
+    ProgressPrinter printer("lsrl compile", ProgressPrinter::wanted(args->has("progress")));
     options.progress = [&printer](long long steps) {
       if (SigintScope::interrupted()) return false;
-      printer.steps(steps);
+      printer.update([steps] { return std::to_string(steps) + " steps"; });
       return true;
     };
     result = compile(program, options);

@@ -1,4 +1,5 @@
 // lsrl run FILE --input IN.json [--exact | --backend B] [--trace TRACE.json] [--threads N]
+//          [--progress]
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <ostream>
@@ -6,7 +7,9 @@
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/fp32_backends.h"
+#include "app/cli/progress_printer.h"
 #include "app/cli/runnable_file.h"
+#include "app/cli/streamed_run.h"
 #include "core/batch/target_program.h"
 #include "core/io/graph_file.h"
 #include "core/io/sequence_file.h"
@@ -83,7 +86,7 @@ nlohmann::json runOnPlan(const Graph& graph, bool compiled, const SequenceBatch&
 int cmdRun(const Argv& argv, std::ostream& out) {
   const CommandSpec spec{
       "lsrl run FILE --input IN.json [--exact | --backend B] [--trace TRACE.json]\n"
-      "         [--threads N]",
+      "         [--threads N] [--progress]",
       "Runs a program on token sequences with ForEach semantics (states reset before each\n"
       "sequence) and prints {\"outputs\": [[...], ...]}, one row per token, or\n"
       "{\"batch_outputs\": [...]} for an input in batch form. Float64 by default; --exact\n"
@@ -93,12 +96,15 @@ int cmdRun(const Argv& argv, std::ostream& out) {
       "with --backend exact. FILE may also be a target architecture's weights (lsrl export\n"
       "--target ARCH: .safetensors or .npz), run in float64 or fp32. --backend cpu32 / vulkan\n"
       "run a compiled model or weights in fp32 in batch, on the CPU or on the Vulkan device\n"
-      "(lsrl devices; fails with the reason when there is none).",
+      "(lsrl devices; fails with the reason when there is none). On float64 and exact the\n"
+      "rows are written as they are computed, with progress on stderr when it is a terminal\n"
+      "or with --progress.",
       {{"input", "IN.json", "token sequences: {\"tokens\": [[...]...]} or {\"batch\": [...]}"},
        {"exact", "", "compute exactly instead of in float64 (= --backend exact)"},
        {"backend", "B", "float64 (default), exact, cpu32 or vulkan"},
        {"trace", "TRACE.json", "also write every node's value at every step"},
-       {"threads", "N", "threads for a batch (default: all cores)"}},
+       {"threads", "N", "threads for a batch (default: all cores)"},
+       {"progress", "", "print progress to stderr even when it is not a terminal"}},
       1,
       1};
   const auto args = parseOrHelp(spec, argv, out);
@@ -121,6 +127,18 @@ int cmdRun(const Argv& argv, std::ostream& out) {
   }
 
   const std::string& file = args->positional()[0];
+  if (!fp32 && !args->has("trace") && !isWeightFile(file)) {
+    // Programs and compiled models on the CPU executors: streamed, rows written as they
+    // are computed (the whole-batch path below holds every input and output).
+    const SequenceFileShape shape = checkStreamedInput(args->get("input"), exact);
+    StreamedRunOptions options;
+    options.exact = exact;
+    options.threads = threads;
+    options.progress = ProgressPrinter::wanted(args->has("progress"));
+    const Graph graph = loadRunnableGraph(file, exact, Validation::Refuse, &options.compiled);
+    runStreamed(graph, args->get("input"), shape, options, out);
+    return 0;
+  }
   const SequenceBatch batch = loadSequenceFile(args->get("input"));
   const Fp32Backend fp32Backend = backend == "vulkan" ? Fp32Backend::Vulkan : Fp32Backend::Cpu;
   nlohmann::json rows = nlohmann::json::array();

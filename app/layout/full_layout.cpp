@@ -3,15 +3,9 @@
 #include "app/layout/dot_layout.h"
 #include "app/layout/layered_layout.h"
 #include "core/util/error.h"
+#include "core/util/thousands.h"
 
 namespace lsrl {
-
-std::string withThousands(size_t n) {
-  std::string digits = std::to_string(n);
-  for (auto at = static_cast<long>(digits.size()) - 3; at > 0; at -= 3)
-    digits.insert(static_cast<size_t>(at), ",");
-  return digits;
-}
 
 bool dotFits(const VisibleGraph& vg, const LayoutLimits& limits) {
   return vg.items.size() <= limits.dotMaxItems && vg.edges.size() <= limits.dotMaxEdges;

@@ -36,7 +36,4 @@ std::string tooBigForDotNote(const VisibleGraph& vg, const LayoutLimits& limits 
 FullLayout fullLayout(const Graph& g, const std::atomic<bool>* cancel = nullptr,
                       const LayoutLimits& limits = {});
 
-// 12345 -> "12,345".
-std::string withThousands(size_t n);
-
 }  // namespace lsrl

@@ -336,24 +336,26 @@ std::vector<std::vector<std::vector<V>>> runBatch(
   return results;
 }
 
+FloatVector floatToken(const ExactVector& row, size_t token) {
+  FloatVector r;
+  r.reserve(row.size());
+  for (const Exact& x : row) {
+    // An exact value beyond float64's range (e.g. "1e400") rounds to an infinity.
+    const double d = x.toDouble();
+    if (!std::isfinite(d)) {
+      throw Error("token " + std::to_string(token) + ", feature " + std::to_string(r.size()) +
+                  " is beyond float64's range (it rounds to " + nonFiniteName(d) +
+                  "): inputs must be finite float64 numbers");
+    }
+    r.push_back(d);
+  }
+  return r;
+}
+
 FloatSequence floatTokens(const ExactSequence& tokens) {
   FloatSequence out;
   out.reserve(tokens.size());
-  for (const ExactVector& row : tokens) {
-    FloatVector r;
-    r.reserve(row.size());
-    for (const Exact& x : row) {
-      // An exact value beyond float64's range (e.g. "1e400") rounds to an infinity.
-      const double d = x.toDouble();
-      if (!std::isfinite(d)) {
-        throw Error("token " + std::to_string(out.size()) + ", feature " +
-                    std::to_string(r.size()) + " is beyond float64's range (it rounds to " +
-                    nonFiniteName(d) + "): inputs must be finite float64 numbers");
-      }
-      r.push_back(d);
-    }
-    out.push_back(std::move(r));
-  }
+  for (const ExactVector& row : tokens) out.push_back(floatToken(row, out.size()));
   return out;
 }
 

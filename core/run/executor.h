@@ -146,6 +146,8 @@ ExactSequence exactTokens(const FloatSequence& tokens);
 // Exact tokens rounded to the nearest doubles, for float64 runs of exact inputs. Throws
 // lsrl::Error for a value beyond float64's range (it would round to an infinity).
 FloatSequence floatTokens(const ExactSequence& tokens);
+// One token of them (`token`: its index, for the message).
+FloatVector floatToken(const ExactVector& row, size_t token);
 
 extern template class Trace<double>;
 extern template class Trace<Exact>;

@@ -60,6 +60,7 @@
 #include "app/studio/zoo/model_zoo_panel.h"
 #include "app/studio/zoo/step_bar.h"
 #include "core/models/seed_model.h"
+#include "core/util/thousands.h"
 
 // The icons are compiled into the static library, whose resources are registered by
 // name (outside any namespace, as Q_INIT_RESOURCE requires).
