@@ -49,7 +49,6 @@ void sleepMs(long ms) {
   nanosleep(&ts, nullptr);
 }
 
-
 // "/proc/self/task/<pid>/children" without snprintf.
 void childrenPath(char* out, pid_t pid) {
   const char head[] = "/proc/self/task/";

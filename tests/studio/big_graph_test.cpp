@@ -69,7 +69,8 @@ TEST(BigGraph, AMillionUnusedNodesAreDrawnAsATopologicalPrefix) {
 TEST(BigGraph, ACycleOfAHundredThousandNodesNeverReachesDot) {
   Graph g;
   g.addInput(1, "x");
-  for (int i = 1; i <= 100000; ++i) g.addUnchecked(testing_layout::reluReading(i, i == 1 ? 100000 : i - 1));
+  for (int i = 1; i <= 100000; ++i)
+    g.addUnchecked(testing_layout::reluReading(i, i == 1 ? 100000 : i - 1));
   g.setOutput(100000);
   QTemporaryDir recovery, dir;
   MainWindow window(test::windowOptions(recovery.path()));
