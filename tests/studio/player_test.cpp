@@ -415,6 +415,23 @@ TEST_F(PlayerTest, CancelsACompile) {
   screenshot(*view, QStringLiteral("player_6_cancelled"));
 }
 
+TEST_F(PlayerTest, ACompileOverItsMemoryBudgetStopsAndSaysWhy) {
+  // tok2tok L=300 held 18 GB after a minute of compiling with its replayable history;
+  // here a budget below what the explorer already holds stops the compile at its first
+  // progress report (every 256 steps; the unoptimised compile makes 3,234).
+  view->setCompileMemoryBudget(1 << 20);
+  view->optimizeBox()->setChecked(false);
+  view->startCompile();
+  ASSERT_TRUE(waitUntil([&] { return !view->isCompiling(); }, 60000));
+  EXPECT_FALSE(view->hasCompile());
+  EXPECT_TRUE(view->statusText().startsWith(
+      QStringLiteral("Compile stopped: the explorer used more than 0.0 GB")))
+      << view->statusText().toStdString();
+  // With the budget lifted the same compile goes through.
+  view->setCompileMemoryBudget(0);
+  ASSERT_TRUE(view->compileAndWait(Backend::Float64, true));
+}
+
 TEST_F(PlayerTest, ShowsTheErrorOfAnInvalidProgramAndFollowsTheDocument) {
   ASSERT_TRUE(view->compileAndWait(Backend::Float64, true));
   EXPECT_TRUE(view->showStep(view->stepCount()));

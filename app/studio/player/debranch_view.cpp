@@ -1,5 +1,7 @@
 #include "app/studio/player/debranch_view.h"
 
+#include <malloc.h>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QEventLoop>
@@ -26,6 +28,7 @@
 #include "app/studio/player/rule_explanation.h"
 #include "app/studio/player/step_focus.h"
 #include "core/graph/checks.h"
+#include "core/util/memory_use.h"
 
 namespace lsrl::studio {
 
@@ -298,9 +301,15 @@ void DebranchView::startCompile() {
   options.replayableHistory = true;
   cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
   stepsSoFar_ = std::make_shared<std::atomic<long long>>(0);
-  options.progress = [cancel = cancelFlag_, steps = stepsSoFar_](long long n) {
+  overBudget_ = std::make_shared<std::atomic<bool>>(false);
+  // The replayable history keeps every intermediate node: on a large program (tok2tok
+  // L=300: 18 GB after a minute) the compile would take the machine's memory and the
+  // explorer with it. It stops at the budget instead and says why.
+  options.progress = [cancel = cancelFlag_, steps = stepsSoFar_, over = overBudget_,
+                      budget = compileMemoryBudget_](long long n) {
     steps->store(n);
-    return !cancel->load();
+    if (budget > 0 && residentBytes() > budget) over->store(true);
+    return !cancel->load() && !over->load();
   };
   compiling_ = true;
   compile_->setEnabled(false);
@@ -335,8 +344,18 @@ void DebranchView::onCompileFinished() {
   progress_->setVisible(false);
   const PlayerCompile out = watcher_.result();
   if (out.cancelled || out.error.size() > 0 || !out.replay) {
-    status_->setText(out.cancelled ? tr("Compile cancelled.")
-                                   : tr("Compile failed: %1").arg(out.error));
+    // What the stopped compile held goes back to the system, not only to malloc's pools.
+    if (out.cancelled) malloc_trim(0);
+    if (out.cancelled && overBudget_ && overBudget_->load()) {
+      status_->setText(
+          tr("Compile stopped: the explorer used more than %1 GB (half of this machine's "
+             "memory) to keep every step of it. Compile this program with lsrl compile, "
+             "without --history.")
+              .arg(static_cast<double>(compileMemoryBudget_) / (1 << 30), 0, 'f', 1));
+    } else {
+      status_->setText(out.cancelled ? tr("Compile cancelled.")
+                                     : tr("Compile failed: %1").arg(out.error));
+    }
     Q_EMIT compileFinished(false, status_->text());
     return;
   }

@@ -18,6 +18,7 @@
 
 #include "app/studio/player/step_replay.h"
 #include "core/compile/compiler.h"
+#include "core/util/memory_use.h"
 
 class QCheckBox;
 class QComboBox;
@@ -82,6 +83,9 @@ class DebranchView : public QWidget {
   std::shared_ptr<const CompileResult> compileResult() const { return result_; }
   QString stepText() const;    // "Step 12 of 3000 · 5B stack Linears: ..."
   QString statusText() const;  // compile status: steps so far, errors, "Compile cancelled"
+  // A compile stops when the process holds more than this many bytes (default: half of
+  // the machine's memory; 0: no limit).
+  void setCompileMemoryBudget(size_t bytes) { compileMemoryBudget_ = bytes; }
 
   PlayerScene* scene() const { return scene_; }
   PlayerGraphView* graphView() const { return graphView_; }
@@ -188,6 +192,8 @@ class DebranchView : public QWidget {
   int lastLayoutStep_ = 0;
   int autoLayoutsApplied_ = 0;
   std::shared_ptr<std::atomic<bool>> cancelFlag_;
+  std::shared_ptr<std::atomic<bool>> overBudget_;  // the compile stopped at the budget
+  size_t compileMemoryBudget_ = physicalMemoryBytes() / 2;
   std::shared_ptr<std::atomic<long long>> stepsSoFar_;
   std::shared_ptr<const CompileResult> result_;
   std::shared_ptr<const ReplayData> replay_;
