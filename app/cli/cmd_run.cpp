@@ -22,24 +22,18 @@ namespace lsrl::cli {
 
 namespace {
 
-// Runs every sequence of the batch in one numeric mode; returns the outputs as JSON
-// rows and fills `traces` (one per sequence) when asked.
+// Runs every sequence with one executor, recording each node's value at each step;
+// returns the outputs as JSON rows and fills `traces` (one per sequence). The runs
+// without --trace are streamed (streamed_run.h).
 template <class V>
-nlohmann::json runAll(const std::shared_ptr<const Plan>& plan,
-                      const std::vector<std::vector<std::vector<V>>>& sequences, int threads,
-                      std::vector<Trace<V>>* traces) {
-  std::vector<std::vector<std::vector<V>>> outputs;
-  if (traces != nullptr) {
-    Executor<V> ex(plan);
-    traces->resize(sequences.size());
-    for (size_t i = 0; i < sequences.size(); ++i) {
-      outputs.push_back(ex.run(sequences[i], &(*traces)[i]));
-    }
-  } else {
-    outputs = runBatch<V>(plan, sequences, BatchOptions{threads});
-  }
+nlohmann::json runTraced(const std::shared_ptr<const Plan>& plan,
+                         const std::vector<std::vector<std::vector<V>>>& sequences,
+                         std::vector<Trace<V>>& traces) {
+  Executor<V> ex(plan);
+  traces.resize(sequences.size());
   nlohmann::json rows = nlohmann::json::array();
-  for (const auto& out : outputs) {
+  for (size_t i = 0; i < sequences.size(); ++i) {
+    const auto out = ex.run(sequences[i], &traces[i]);
     if constexpr (std::is_same_v<V, double>) {
       rows.push_back(doubleRowsToJson(out));
     } else {
@@ -49,10 +43,10 @@ nlohmann::json runAll(const std::shared_ptr<const Plan>& plan,
   return rows;
 }
 
-// The float64 or exact DAG executor over every sequence (the plan built once); writes
-// the traces to `tracePath` when it is not empty.
-nlohmann::json runOnPlan(const Graph& graph, bool compiled, const SequenceBatch& batch, bool exact,
-                         int threads, const std::string& tracePath) {
+// The float64 or exact DAG executor over every sequence (the plan built once), writing
+// the traces to `tracePath`.
+nlohmann::json runWithTrace(const Graph& graph, bool compiled, const SequenceBatch& batch,
+                            bool exact, const std::string& tracePath) {
   long long inputConductor = 4;
   for (const ExactSequence& s : batch.sequences)
     for (const ExactVector& row : s)
@@ -63,21 +57,20 @@ nlohmann::json runOnPlan(const Graph& graph, bool compiled, const SequenceBatch&
   options.allowHugeSparse = compiled;  // validated by loadRunnableGraph (requireValidPath)
   const auto plan = Plan::make(graph, options);
 
-  const bool wantTrace = !tracePath.empty();
   nlohmann::json rows;
   std::string traceText;
   if (exact) {
     std::vector<ExactTrace> traces;
-    rows = runAll<Exact>(plan, batch.sequences, threads, wantTrace ? &traces : nullptr);
-    if (wantTrace) traceText = tracesToJson(graph, traces).dump();
+    rows = runTraced<Exact>(plan, batch.sequences, traces);
+    traceText = tracesToJson(graph, traces).dump();
   } else {
     std::vector<FloatSequence> seqs;
     for (const ExactSequence& s : batch.sequences) seqs.push_back(floatTokens(s));
     std::vector<FloatTrace> traces;
-    rows = runAll<double>(plan, seqs, threads, wantTrace ? &traces : nullptr);
-    if (wantTrace) traceText = tracesToJson(graph, traces).dump();
+    rows = runTraced<double>(plan, seqs, traces);
+    traceText = tracesToJson(graph, traces).dump();
   }
-  if (wantTrace) writeFileAtomically(tracePath, traceText + "\n");
+  writeFileAtomically(tracePath, traceText + "\n");
   return rows;
 }
 
@@ -162,11 +155,10 @@ int cmdRun(const Argv& argv, std::ostream& out) {
     const Graph graph = loadRunnableGraph(file, exact);
     for (const auto& o : runFp32(batch::layerProgramFromPath(graph), batch.sequences, fp32Backend))
       rows.push_back(doubleRowsToJson(o));
-  } else {
+  } else {  // --trace (the runs without it were streamed above)
     bool compiled = false;
     const Graph graph = loadRunnableGraph(file, exact, Validation::Refuse, &compiled);
-    rows = runOnPlan(graph, compiled, batch, exact, threads,
-                     args->has("trace") ? args->get("trace") : "");
+    rows = runWithTrace(graph, compiled, batch, exact, args->get("trace"));
   }
   nlohmann::ordered_json result;
   if (fp32) result["backend"] = backend;
