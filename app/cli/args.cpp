@@ -34,6 +34,35 @@ int parseIntValue(const std::string& text, const std::string& what, long long lo
   return static_cast<int>(v);
 }
 
+uint64_t parseByteSize(const std::string& text, const std::string& what) {
+  const auto fail = [&]() {
+    return Error(what + " expects a size such as 512M, 8G or 1000000 (bytes), got \"" + text +
+                 "\"");
+  };
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 18) throw fail();
+  const uint64_t number = std::stoull(text.substr(0, digits));
+  std::string unit = text.substr(digits);
+  for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const std::string tail : {"ib", "b"}) {
+    if (unit.size() > tail.size() && unit.ends_with(tail)) {
+      unit.resize(unit.size() - tail.size());
+      break;
+    }
+  }
+  const std::string prefixes = "kmgt";
+  int shift = 0;
+  if (unit.size() == 1 && prefixes.find(unit[0]) != std::string::npos) {
+    shift = 10 * (1 + static_cast<int>(prefixes.find(unit[0])));
+  } else if (!unit.empty() && unit != "b") {
+    throw fail();
+  }
+  constexpr uint64_t kMax = uint64_t{1} << 60;
+  if (number == 0 || number > (kMax >> shift)) throw fail();
+  return number << shift;
+}
+
 std::string helpFor(const CommandSpec& spec) {
   std::ostringstream os;
   os << "usage: " << spec.usage << "\n\n" << spec.summary << "\n";

@@ -3,6 +3,7 @@
 // order), boolean flags, and an automatic --help from the declared options.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <map>
 #include <optional>
@@ -54,6 +55,11 @@ std::optional<Args> parseOrHelp(const CommandSpec& spec, const std::vector<std::
 
 // An integer option value in [lo, hi]; throws lsrl::Error naming `what` otherwise.
 int parseIntValue(const std::string& text, const std::string& what, long long lo, long long hi);
+
+// A size in bytes: a whole number with an optional binary unit K, M, G or T (also
+// written KiB, MB, ...; 1K = 1024), e.g. "512M", "8G", "1000000". Throws lsrl::Error
+// naming `what` for anything else, zero, or more than 2^60 bytes.
+uint64_t parseByteSize(const std::string& text, const std::string& what);
 
 // "a,b,c" -> {"a", "b", "c"}; empty items are dropped.
 std::vector<std::string> splitList(const std::string& text);

@@ -1,9 +1,11 @@
 // lsrl compile PROGRAM.json --backend exact|float64 [--target ARCH [target options]]
-//              [--no-optimize] [--history HIST.json] [--progress] -o MODEL.json
+//              [--no-optimize] [--history HIST.json [--history-limit SIZE]] [--progress]
+//              -o MODEL.json
 
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
 #include "app/cli/args.h"
@@ -19,6 +21,7 @@
 #include "core/io/model_file.h"
 #include "core/io/python_program.h"
 #include "core/util/error.h"
+#include "core/util/thousands.h"
 
 namespace lsrl::cli {
 
@@ -73,7 +76,11 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
       {{"backend", "exact|float64", "arithmetic of the compile (default exact)"},
        {"target", "ARCH", "check that the model builds for ARCH and record it for lsrl export"},
        {"no-optimize", "", "the plain paper algorithm: no size optimisations"},
-       {"history", "HIST.json", "also save the step history (replayable at any step)"},
+       {"history", "HIST.json",
+        "also save the step history (replayable at any step), written as the compile goes"},
+       {"history-limit", "SIZE",
+        "stop when the history passes SIZE, e.g. 8G (default 2G: unoptimised compiles keep "
+        "every intermediate matrix)"},
        {"progress", "", "print progress to stderr even when it is not a terminal"},
        {"o", "MODEL.json", "output model file (written atomically)"}},
       1,
@@ -109,16 +116,33 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
   CompileOptions options;
   options.backend = parseBackend(args->get("backend", "exact"));
   options.optimize = !args->has("no-optimize");
-  options.replayableHistory = args->has("history");
+  if (args->has("history-limit") && !args->has("history"))
+    throw Error("--history-limit needs --history HIST.json");
+  // The history goes to disk as the compile makes it (memory stays that of the compile);
+  // opening it here refuses an unwritable path before the compile starts.
+  std::optional<HistoryFileWriter> history;
+  if (args->has("history")) {
+    HistoryWriteOptions historyOptions;
+    historyOptions.source = {source.name, source.hash};
+    if (args->has("history-limit"))
+      historyOptions.limitBytes = parseByteSize(args->get("history-limit"), "--history-limit");
+    historyOptions.limitHint = std::string("; raise it with --history-limit (e.g. 8G)") +
+                               (options.optimize ? "" : ", or compile without --no-optimize");
+    history.emplace(historyPath, options.backend, program.conductor(), std::move(historyOptions));
+    options.historySink = &*history;
+  }
 
   const SigintScope sigint;
   CompileResult result;
   bool historyWritten = false;
   try {
     ProgressPrinter printer("lsrl compile", ProgressPrinter::wanted(args->has("progress")));
-    options.progress = [&printer](long long steps) {
+    options.progress = [&printer, &history](long long steps) {
       if (SigintScope::interrupted()) return false;
-      printer.update([steps] { return std::to_string(steps) + " steps"; });
+      printer.update([steps, &history] {
+        return std::to_string(steps) + " steps" +
+               (history ? ", history " + withThousands(history->bytesSoFar() >> 20) + " MiB" : "");
+      });
       return true;
     };
     result = compile(program, options);
@@ -128,8 +152,8 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
       (void)buildTargetFromCli(result.path, *targetFromName(target), targetOptions, targetValues);
       stopIfInterrupted("while building the target");
     }
-    if (args->has("history")) {
-      saveHistoryFile(historyPath, program, result, {source.name, source.hash});
+    if (history) {
+      history->finish(result.steps);
       historyWritten = true;
     }
     stopIfInterrupted("before saving the model");

@@ -14,6 +14,21 @@ std::string_view backendName(Backend b) { return b == Backend::Exact ? "exact" :
 
 namespace {
 
+// Hands the starting graph to the sink, then every payload as its node is made.
+template <class S>
+void streamHistory(compiler::CGraph<S>& g, HistorySink& sink) {
+  const compiler::Scalars<S>& sc = g.scalars();
+  std::vector<std::pair<NodeId, std::vector<NodeId>>> inputs;
+  for (NodeId id : g.aliveIds()) {
+    sink.payload(compiler::payloadNode(id, g.node(id), sc));
+    inputs.emplace_back(id, g.inputs(id));
+  }
+  sink.start(std::move(inputs), g.output());
+  g.onAdd([&sink, &sc](NodeId id, const compiler::CNode<S>& c) {
+    sink.payload(compiler::payloadNode(id, c, sc));
+  });
+}
+
 template <class S>
 CompileResult compileWith(const Graph& program, const CompileOptions& options,
                           const compiler::Scalars<S>& sc) {
@@ -24,6 +39,8 @@ CompileResult compileWith(const Graph& program, const CompileOptions& options,
   result.nodesBefore = g.nodeCount();
   std::optional<compiler::CGraph<S>> initial;
   if (replay) initial.emplace(g);
+  if (options.historySink != nullptr && options.recordHistory)
+    streamHistory(g, *options.historySink);
   const auto t0 = std::chrono::steady_clock::now();
   compiler::Driver<S> driver(g, {options.recordHistory, options.disabledRules, options.maxSteps,
                                  options.stopAfterSteps, options.progress, options.optimize});

@@ -22,6 +22,8 @@ namespace lsrl {
 enum class Backend { Exact, Float64 };
 std::string_view backendName(Backend b);  // "exact", "float64"
 
+class HistorySink;
+
 struct CompileOptions {
   Backend backend = Backend::Exact;
   bool recordHistory = true;
@@ -36,6 +38,10 @@ struct CompileOptions {
   // graph at any step (needs recordHistory). Off by default: for the plain paper
   // algorithm on tok2tok the intermediate matrices add up to gigabytes.
   bool replayableHistory = false;
+  // Receives the history as it is made instead (needs recordHistory): every payload is
+  // handed over when its node is made and not kept, so a history far bigger than memory
+  // can be written out (HistoryFileWriter, core/compile/history_file.h).
+  HistorySink* historySink = nullptr;
   // Exactness-preserving size optimisations (dead dimensions, duplicate rows, zero
   // rows/columns, identity layers), recorded as steps like the rules; off reproduces the
   // plain paper algorithm (`--no-optimize`).
@@ -72,6 +78,18 @@ class CompileHistory {
 
  private:
   static Error notSaveable() { return Error("this compile history exposes no node payloads"); }
+};
+
+// See CompileOptions::historySink. The step log itself comes in CompileResult::steps.
+class HistorySink {
+ public:
+  virtual ~HistorySink() = default;
+  // The graph the compile starts from, as CompileHistory::initialInputs / initialOutput;
+  // called once, after the payloads of its nodes.
+  virtual void start(std::vector<std::pair<NodeId, std::vector<NodeId>>> inputs, NodeId output) = 0;
+  // Each node's payload as CompileHistory::payload gives it, when the node is made: the
+  // program's nodes first, then those the steps add. A throw stops the compile.
+  virtual void payload(const Node& node) = 0;
 };
 
 struct CompileResult {

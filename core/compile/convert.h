@@ -50,6 +50,30 @@ CGraph<S> fromGraph(const Graph& program, const Scalars<S>& sc, bool keepArchive
   return g;
 }
 
+// One node's payload as an lsrl::Node with IR id `id` and no inputs: the conversion
+// toGraph applies (absent vectors become zeros, as Graph::addLinear / addLinState store
+// them). For compile histories (core/compile/history.h, history_file.h).
+template <class S>
+Node payloadNode(NodeId id, const CNode<S>& c, const Scalars<S>& sc) {
+  Node n;
+  n.id = id;
+  n.op = c.op;
+  n.dim = c.dim;
+  n.name = c.name;
+  n.slice = c.slice;
+  auto zerosIfEmpty = [&c](ExactVector v) { return v.empty() ? zerosVector(c.dim) : v; };
+  if (c.op == Op::Linear) {
+    n.A = toExact(c.A, sc);
+    n.b = zerosIfEmpty(toExact(c.b, sc));
+  } else if (c.op == Op::LinState) {
+    n.A = toExact(c.A, sc);
+    n.B = toExact(c.B, sc);
+    n.init = zerosIfEmpty(toExact(c.init, sc));
+    n.bias = zerosIfEmpty(toExact(c.bias, sc));
+  }
+  return n;
+}
+
 // The path (or any DAG) as an lsrl::Graph in Kahn order; ids[k] is the IR id of the
 // new graph's node k.
 template <class S>

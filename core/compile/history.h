@@ -70,36 +70,10 @@ class ReplayHistory final : public CompileHistory {
 
   NodeId initialOutput() const override { return output0_; }
 
-  // The conversion toGraph applies to every node, for one archived node.
   std::optional<Node> payload(NodeId id) const override {
     if (id < 0 || static_cast<size_t>(id) >= archive_.size() || !archive_[static_cast<size_t>(id)])
       return std::nullopt;
-    const CNode<S>& c = *archive_[static_cast<size_t>(id)];
-    Node n;
-    n.id = id;
-    n.op = c.op;
-    n.dim = c.dim;
-    n.name = c.name;
-    n.slice = c.slice;
-    if (c.op == Op::Linear) {
-      n.A = toExact(c.A, sc_);
-      n.b = toExact(c.b, sc_);
-    } else if (c.op == Op::LinState) {
-      n.A = toExact(c.A, sc_);
-      n.B = toExact(c.B, sc_);
-      n.init = toExact(c.init, sc_);
-      n.bias = toExact(c.bias, sc_);
-    }
-    // As Graph::addLinear / addLinState store them: absent vectors are zeros.
-    auto zerosIfEmpty = [&c](ExactVector& v) {
-      if (v.empty()) v = zerosVector(c.dim);
-    };
-    if (c.op == Op::Linear) zerosIfEmpty(n.b);
-    if (c.op == Op::LinState) {
-      zerosIfEmpty(n.init);
-      zerosIfEmpty(n.bias);
-    }
-    return n;
+    return payloadNode(id, *archive_[static_cast<size_t>(id)], sc_);
   }
 
  private:

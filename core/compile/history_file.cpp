@@ -1,12 +1,15 @@
 #include "core/compile/history_file.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <limits>
 #include <optional>
 
 #include "core/compile/history.h"
 #include "core/io/json_util.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/thousands.h"
 
 namespace lsrl {
 
@@ -353,6 +356,114 @@ class HistoryReader {
 
 }  // namespace
 
+struct HistoryFileWriter::State {
+  State(const std::string& p, HistoryWriteOptions o)
+      : path(p),
+        options(std::move(o)),
+        json(p),
+        stream(std::filesystem::path(resolveOutputPath(p)).parent_path().string()),
+        sidecar(options.sidecarMinEntries, &stream) {}
+
+  void write(const std::string& text) {
+    json.write(text);
+    jsonBytes += text.size();
+  }
+
+  std::string path;
+  HistoryWriteOptions options;
+  AtomicFileWriter json;  // the document, written as it goes; renamed last
+  SafetensorsStream stream;
+  SidecarWriter sidecar;
+  uint64_t jsonBytes = 0;
+  std::vector<char> hasPayload;  // by IR id
+  size_t payloadCount = 0;
+  bool started = false;
+  std::vector<std::pair<NodeId, std::vector<NodeId>>> initialInputs;
+  NodeId initialOutput = kNoNode;
+};
+
+HistoryFileWriter::HistoryFileWriter(const std::string& path, Backend backend, int conductor,
+                                     HistoryWriteOptions options)
+    : state_(std::make_unique<State>(path, std::move(options))) {
+  const HistorySource& source = state_->options.source;
+  // The keys a loader needs first come first; the payloads follow as the compile makes them.
+  json head;
+  head["format"] = kFormatName;
+  head["version"] = kHistoryFormatVersion;
+  head["backend"] = std::string(backendName(backend));
+  head["conductor"] = conductor;
+  head["source"] = {{"name", source.name.empty() ? json(nullptr) : json(source.name)},
+                    {"hash", source.hash.empty() ? json(nullptr) : json(source.hash)}};
+  std::string text = head.dump();
+  text.pop_back();  // the closing brace: the document goes on
+  state_->write(text + ",\"payloads\":[");
+}
+
+HistoryFileWriter::~HistoryFileWriter() = default;
+
+uint64_t HistoryFileWriter::bytesSoFar() const {
+  return state_->jsonBytes + state_->stream.dataBytes();
+}
+
+void HistoryFileWriter::start(std::vector<std::pair<NodeId, std::vector<NodeId>>> inputs,
+                              NodeId output) {
+  state_->initialInputs = std::move(inputs);
+  state_->initialOutput = output;
+  state_->started = true;
+}
+
+void HistoryFileWriter::payload(const Node& node) {
+  State& st = *state_;
+  const auto id = static_cast<size_t>(node.id);
+  if (node.id < 0) throw Error("history: a payload has no node id");
+  if (id >= st.hasPayload.size()) st.hasPayload.resize(id + 1, 0);
+  if (st.hasPayload[id]) throw Error("history: node " + std::to_string(id) + " is given twice");
+  st.hasPayload[id] = 1;
+  st.write((st.payloadCount++ == 0 ? "" : ",") + payloadToJson(node, st.sidecar).dump());
+  if (bytesSoFar() > st.options.limitBytes) {
+    throw Error(
+        "the compile history \"" + st.path + "\" passed its size limit of " +
+        withThousands(static_cast<size_t>(st.options.limitBytes)) + " bytes at " +
+        withThousands(st.payloadCount) + " node payloads (the last, node " + std::to_string(id) +
+        ", a " + std::string(opName(node.op)) + " of width " + std::to_string(node.dim) + " with " +
+        withThousands(static_cast<size_t>(node.A.nonZeros() + node.B.nonZeros())) +
+        " non-zeros): the history keeps every matrix every step makes" + st.options.limitHint);
+  }
+}
+
+void HistoryFileWriter::finish(const std::vector<Step>& steps) {
+  State& st = *state_;
+  if (!st.started) throw Error("history: finish() before the starting graph was given");
+  const NodeId referenced = largestId(st.initialInputs, st.initialOutput, steps);
+  const size_t limit = std::max(static_cast<size_t>(referenced) + 1, st.hasPayload.size());
+  auto requirePayload = [&st](NodeId id) {
+    if (static_cast<size_t>(id) >= st.hasPayload.size() || !st.hasPayload[static_cast<size_t>(id)])
+      throw Error("history: node " + std::to_string(id) +
+                  " is used by the step log but has no payload in the history");
+  };
+  for (const auto& [id, ins] : st.initialInputs) requirePayload(id);
+  for (const Step& s : steps) {
+    for (NodeId id : s.nodesAdded) requirePayload(id);
+  }
+  st.write("],\"id_limit\":" + std::to_string(limit) + ",\"initial\":" +
+           json{{"inputs", inputLists(st.initialInputs)}, {"output", st.initialOutput}}.dump() +
+           ",\"steps\":[");
+  for (size_t k = 0; k < steps.size(); ++k)
+    st.write((k == 0 ? "" : ",") + stepToJson(steps[k]).dump());
+  st.write("]");
+  // The sidecar first, under a name of its own (sidecarFileName), the JSON last: a kill
+  // at any moment leaves the old pair or the new one. Then the old sidecars go.
+  std::string sidecarName;
+  if (!st.sidecar.empty()) {
+    const json description = writeSidecar(st.path, st.stream);
+    sidecarName = description["file"].get<std::string>();
+    st.write(",\"sidecar\":" + description.dump());
+  }
+  st.write("}\n");
+  st.json.commit();
+  removeSupersededSidecars(st.path, sidecarName);
+}
+
 void saveHistoryFile(const std::string& path, const Graph& program, const CompileResult& result,
                      const HistorySource& source, size_t sidecarMinEntries) {
   if (!result.history)
@@ -367,40 +478,23 @@ void saveHistoryFile(const std::string& path, const Graph& program, const Compil
   const std::vector<char> needed =
       neededPayloads(*result.history, initialInputs, initialOutput, result.steps);
 
-  SidecarWriter writer(sidecarMinEntries);
-  json doc;
-  doc["format"] = kFormatName;
-  doc["version"] = kHistoryFormatVersion;
-  doc["backend"] = std::string(backendName(result.backend));
-  doc["conductor"] = program.conductor();
-  doc["source"] = {{"name", source.name.empty() ? json(nullptr) : json(source.name)},
-                   {"hash", source.hash.empty() ? json(nullptr) : json(source.hash)}};
-  doc["id_limit"] = needed.size();
-  doc["initial"] = {{"inputs", inputLists(initialInputs)}, {"output", initialOutput}};
+  HistoryWriteOptions options;
+  options.source = source;
+  options.limitBytes = std::numeric_limits<uint64_t>::max();
+  options.sidecarMinEntries = sidecarMinEntries;
+  HistoryFileWriter writer(path, result.backend, program.conductor(), std::move(options));
   // Each payload is read once from the history's archive and written at once (time and
   // memory proportional to the file, not to the graphs at every step).
-  json list = json::array();
   for (size_t id = 0; id < needed.size(); ++id) {
     if (!needed[id]) continue;
     const std::optional<Node> payload = result.history->payload(static_cast<NodeId>(id));
     if (!payload)
       throw Error("history: node " + std::to_string(id) +
                   " is used by the step log but has no payload in the history");
-    list.push_back(payloadToJson(*payload, writer));
+    writer.payload(*payload);
   }
-  doc["payloads"] = std::move(list);
-  json steps = json::array();
-  for (const Step& s : result.steps) steps.push_back(stepToJson(s));
-  doc["steps"] = std::move(steps);
-  // The sidecar first, under a name of its own (sidecarFileName), the JSON last: a kill
-  // at any moment leaves the old pair or the new one. Then the old sidecars go.
-  std::string sidecarName;
-  if (!writer.empty()) {
-    doc["sidecar"] = writeSidecar(path, writer.file());
-    sidecarName = doc["sidecar"]["file"].get<std::string>();
-  }
-  writeFileAtomically(path, doc.dump() + "\n");
-  removeSupersededSidecars(path, sidecarName);
+  writer.start(initialInputs, initialOutput);
+  writer.finish(result.steps);
 }
 
 LoadedHistory loadHistoryFile(const std::string& path) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <queue>
@@ -126,6 +127,7 @@ class CGraph {
     const NodeId id = idLimit();
     const Op o = n->op;
     if (keepArchive_) archive_.push_back(n);
+    if (onAdd_) onAdd_(id, *n);
     nodeWeight_.push_back(weightOf(*n));
     weight_ += nodeWeight_.back();
     nodes_.push_back(std::move(n));
@@ -207,6 +209,10 @@ class CGraph {
   // Every payload ever created, by id (null for placeholders), when enabled before the
   // first node is added: the step history replays from it.
   void keepArchive(bool on) { keepArchive_ = on; }
+  // Called with each node's payload as it is added, before any rule can read it: a
+  // payload is never changed once added (takeIfUnique moves matrices out of replaced
+  // nodes only), so this sees every payload as the history shows it.
+  void onAdd(std::function<void(NodeId, const CNode<S>&)> f) { onAdd_ = std::move(f); }
   const std::vector<NodePtr<S>>& archive() const { return archive_; }
 
   // ---- fold work list: nodes whose own fold rules may newly apply ----
@@ -370,6 +376,7 @@ class CGraph {
 
   Scalars<S> sc_;
   bool keepArchive_ = false;
+  std::function<void(NodeId, const CNode<S>&)> onAdd_;
   std::vector<NodePtr<S>> archive_;
   std::vector<NodePtr<S>> nodes_;
   std::vector<std::vector<NodeId>> inputs_;

@@ -51,9 +51,29 @@ ExactMatrix ExactMatrix::fromEntries(int rows, int cols, std::vector<Entry> entr
                   " matrix");
     }
   }
-  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+  const auto before = [](const Entry& a, const Entry& b) {
     return a.row != b.row ? a.row < b.row : a.col < b.col;
-  });
+  };
+  // Entries that come in compressed-row order already (a conversion from another sparse
+  // form) are moved in as they are: sorting and copying millions of exact values is what
+  // such conversions would otherwise spend their time on.
+  const bool strictlyOrdered =
+      std::adjacent_find(entries.begin(), entries.end(), [&before](const Entry& a, const Entry& b) {
+        return !before(a, b);
+      }) == entries.end();
+  if (strictlyOrdered) {
+    m.colIndex_.reserve(entries.size());
+    m.values_.reserve(entries.size());
+    for (Entry& e : entries) {
+      if (e.value.isZero()) continue;
+      m.colIndex_.push_back(e.col);
+      m.values_.push_back(std::move(e.value));
+      ++m.rowStart_[static_cast<size_t>(e.row) + 1];
+    }
+    std::partial_sum(m.rowStart_.begin(), m.rowStart_.end(), m.rowStart_.begin());
+    return m;
+  }
+  std::stable_sort(entries.begin(), entries.end(), before);
   for (size_t i = 0; i < entries.size();) {
     size_t j = i + 1;
     Exact sum = entries[i].value;

@@ -7,8 +7,9 @@
 
 namespace lsrl {
 
-uint64_t fnv1a64(std::string_view bytes) {
-  uint64_t h = 0xcbf29ce484222325ULL;
+uint64_t fnv1a64(std::string_view bytes) { return fnv1a64(bytes, 0xcbf29ce484222325ULL); }
+
+uint64_t fnv1a64(std::string_view bytes, uint64_t h) {
   for (const char c : bytes) {
     h ^= static_cast<unsigned char>(c);
     h *= 0x100000001b3ULL;
@@ -16,9 +17,11 @@ uint64_t fnv1a64(std::string_view bytes) {
   return h;
 }
 
-std::string fnv1a64Text(std::string_view bytes) {
+std::string fnv1a64Text(std::string_view bytes) { return fnv1a64Text(fnv1a64(bytes)); }
+
+std::string fnv1a64Text(uint64_t hash) {
   char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a64(bytes)));
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
   return std::string("fnv1a64:") + hex;
 }
 

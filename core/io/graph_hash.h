@@ -12,8 +12,11 @@ namespace lsrl {
 
 // 64-bit FNV-1a of `bytes` (not cryptographic: it detects mix-ups, not tampering).
 uint64_t fnv1a64(std::string_view bytes);
+// The same over bytes that come in pieces: fnv1a64(b, fnv1a64(a)) == fnv1a64(a + b).
+uint64_t fnv1a64(std::string_view bytes, uint64_t hashSoFar);
 // "fnv1a64:" followed by 16 lowercase hex digits.
 std::string fnv1a64Text(std::string_view bytes);
+std::string fnv1a64Text(uint64_t hash);  // of a hash computed in pieces
 
 // The hash of the graph's saved text (docs/graph-format.md) without its layout and the
 // groups' "expanded" flags, so that moving nodes or opening groups in the explorer does

@@ -79,24 +79,23 @@ class TopLevelKeys : public nlohmann::json_sax<nlohmann::json> {
 
 }  // namespace
 
-std::string safetensorsToBytes(const TensorFile& file) {
-  checkTensorFile(file, "safetensors");
+std::string safetensorsHeader(const std::string& metadataJson,
+                              const std::vector<TensorEntry>& entries) {
   // Built entry by entry: an ordered_json object searches its keys on every insert, which
   // is quadratic in the tensor count. The bytes are those of ordered_json's dump.
   std::string text = "{";
   uint64_t offset = 0;
   try {
-    if (!file.metadataJson.empty())
-      text += "\"__metadata__\":" + ordered_json{{"lsrl", file.metadataJson}}.dump();
-    for (const Tensor& t : file.tensors) {
-      const uint64_t bytes = t.data.size() * dtypeSize(t.dtype);
+    if (!metadataJson.empty())
+      text += "\"__metadata__\":" + ordered_json{{"lsrl", metadataJson}}.dump();
+    for (const TensorEntry& t : entries) {
       if (text.size() > 1) text += ',';
       text += ordered_json(t.name).dump() + ":" +
               ordered_json{{"dtype", dtypeName(t.dtype)},
                            {"shape", t.shape},
-                           {"data_offsets", {offset, offset + bytes}}}
+                           {"data_offsets", {offset, offset + t.bytes}}}
                   .dump();
-      offset += bytes;
+      offset += t.bytes;
     }
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("safetensors: tensor names and metadata must be valid UTF-8 (") +
@@ -105,10 +104,21 @@ std::string safetensorsToBytes(const TensorFile& file) {
   text += '}';
   text.append((8 - text.size() % 8) % 8, ' ');
   std::string out;
-  out.reserve(8 + text.size() + offset);
   for (int i = 0; i < 8; ++i)
     out.push_back(static_cast<char>((uint64_t{text.size()} >> (8 * i)) & 0xFF));
-  out += text;
+  return out + text;
+}
+
+std::string safetensorsToBytes(const TensorFile& file) {
+  checkTensorFile(file, "safetensors");
+  std::vector<TensorEntry> entries;
+  uint64_t dataBytes = 0;
+  for (const Tensor& t : file.tensors) {
+    entries.push_back({t.name, t.dtype, t.shape, t.data.size() * dtypeSize(t.dtype)});
+    dataBytes += entries.back().bytes;
+  }
+  std::string out = safetensorsHeader(file.metadataJson, entries);
+  out.reserve(out.size() + dataBytes);
   for (const Tensor& t : file.tensors) appendTensorData(t, out);
   return out;
 }

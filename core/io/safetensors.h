@@ -8,12 +8,26 @@
 //              offsets are relative to the start of the data.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/io/tensor.h"
 
 namespace lsrl {
+
+// What the header says of one tensor; `bytes` is the size of its data.
+struct TensorEntry {
+  std::string name;
+  Tensor::DType dtype = Tensor::F64;
+  std::vector<int64_t> shape;
+  uint64_t bytes = 0;
+};
+// The 8-byte header length and the padded JSON header of tensors whose data follows in
+// the order given (shared by whole-file writes and SafetensorsStream).
+std::string safetensorsHeader(const std::string& metadataJson,
+                              const std::vector<TensorEntry>& entries);
 
 // Throws lsrl::Error (see checkTensorFile) for an invalid TensorFile.
 std::string safetensorsToBytes(const TensorFile& file);

@@ -127,6 +127,14 @@ long long indexValue(double v, long long lo, long long hi, const std::string& wh
 // ---------------------------------------------------------------------------------------
 // Writing
 
+void SidecarWriter::put(Tensor t) {
+  if (stream_ != nullptr) {
+    stream_->add(t);
+  } else {
+    file_.tensors.push_back(std::move(t));
+  }
+}
+
 json SidecarWriter::putMatrix(const std::string& key, const ExactMatrix& m) {
   json exact = json::array();
   Tensor rowStart{key + ".row_start", {m.rows() + 1}, Tensor::F64, {}};
@@ -137,9 +145,9 @@ json SidecarWriter::putMatrix(const std::string& key, const ExactMatrix& m) {
              {static_cast<int64_t>(m.nonZeros())},
              Tensor::F64,
              valuesToDoubles(m.values(), exact)};
-  file_.tensors.push_back(std::move(rowStart));
-  file_.tensors.push_back(std::move(col));
-  file_.tensors.push_back(std::move(val));
+  put(std::move(rowStart));
+  put(std::move(col));
+  put(std::move(val));
   json ref = {{"shape", json::array({m.rows(), m.cols()})}, {"sidecar", key}};
   if (!exact.empty()) ref["exact"] = std::move(exact);
   return ref;
@@ -147,8 +155,7 @@ json SidecarWriter::putMatrix(const std::string& key, const ExactMatrix& m) {
 
 json SidecarWriter::putVector(const std::string& key, const ExactVector& v) {
   json exact = json::array();
-  file_.tensors.push_back(
-      Tensor{key, {static_cast<int64_t>(v.size())}, Tensor::F64, valuesToDoubles(v, exact)});
+  put(Tensor{key, {static_cast<int64_t>(v.size())}, Tensor::F64, valuesToDoubles(v, exact)});
   json ref = {{"shape", json::array({v.size()})}, {"sidecar", key}};
   if (!exact.empty()) ref["exact"] = std::move(exact);
   return ref;
@@ -323,12 +330,32 @@ std::string sidecarFileName(const std::string& jsonPath, const std::string& hash
   return sidecarStem(jsonPath) + "." + digits + kSidecarSuffix;
 }
 
+namespace {
+
+std::string besideJson(const std::string& jsonPath, const std::string& name) {
+  return (std::filesystem::path(jsonPath).parent_path() / name).string();
+}
+
+}  // namespace
+
 json writeSidecar(const std::string& jsonPath, const TensorFile& file) {
   const std::string bytes = safetensorsToBytes(file);
   const std::string hash = fnv1a64Text(bytes);
   const std::string name = sidecarFileName(jsonPath, hash);
-  writeFileAtomically((std::filesystem::path(jsonPath).parent_path() / name).string(), bytes);
+  writeFileAtomically(besideJson(jsonPath, name), bytes);
   return json{{"file", name}, {"bytes", bytes.size()}, {"hash", hash}};
+}
+
+json writeSidecar(const std::string& jsonPath, const SafetensorsStream& stream) {
+  // The name holds the content's hash, known once the bytes are written: the temporary
+  // file is made for a name of zeros (removed with the other sidecars' temporaries if a
+  // kill leaves it) and renamed to the real name.
+  AtomicFileWriter file(besideJson(jsonPath, sidecarFileName(jsonPath, "")));
+  const SafetensorsStream::Written written = stream.writeTo(file);
+  const std::string hash = fnv1a64Text(written.hash);
+  const std::string name = sidecarFileName(jsonPath, hash);
+  file.commit(name);
+  return json{{"file", name}, {"bytes", written.bytes}, {"hash", hash}};
 }
 
 void removeSupersededSidecars(const std::string& jsonPath, const std::string& keepFile) {

@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "core/graph/matrix.h"
+#include "core/io/safetensors_stream.h"
 #include "core/io/tensor.h"
 
 namespace lsrl {
@@ -27,10 +28,13 @@ namespace lsrl {
 constexpr size_t kDefaultSidecarMinEntries = 256;
 constexpr long long kMaxInlineCells = 1LL << 20;
 
-// Collects the sidecar's tensors while a document is written.
+// Collects the sidecar's tensors while a document is written: in memory, or, given a
+// stream, on disk as they come (for documents too big to hold).
 class SidecarWriter {
  public:
-  explicit SidecarWriter(size_t minEntries = kDefaultSidecarMinEntries) : minEntries_(minEntries) {}
+  explicit SidecarWriter(size_t minEntries = kDefaultSidecarMinEntries,
+                         SafetensorsStream* stream = nullptr)
+      : minEntries_(minEntries), stream_(stream) {}
 
   // Also every matrix of more than kMaxInlineCells cells, however sparse: graph files
   // refuse huge shapes (docs/graph-format.md), and such shapes are cheap in the sidecar.
@@ -49,11 +53,14 @@ class SidecarWriter {
   nlohmann::json matrix(const std::string& key, const ExactMatrix& m);
   nlohmann::json vector(const std::string& key, const ExactVector& v);
 
-  bool empty() const { return file_.tensors.empty(); }
-  const TensorFile& file() const { return file_; }
+  bool empty() const { return stream_ != nullptr ? stream_->empty() : file_.tensors.empty(); }
+  const TensorFile& file() const { return file_; }  // without a stream
 
  private:
+  void put(Tensor t);
+
   size_t minEntries_;
+  SafetensorsStream* stream_;
   TensorFile file_;
 };
 
@@ -90,6 +97,8 @@ std::string sidecarFileName(const std::string& jsonPath, const std::string& hash
 // Writes the sidecar atomically beside `jsonPath` and returns its description for the
 // JSON: {"file": "model.<hash>.safetensors", "bytes": N, "hash": "fnv1a64:..."}.
 nlohmann::json writeSidecar(const std::string& jsonPath, const TensorFile& file);
+// The same for tensors gathered by a SafetensorsStream (copied from its scratch file).
+nlohmann::json writeSidecar(const std::string& jsonPath, const SafetensorsStream& stream);
 // After the JSON is in place: removes the sidecars named for `jsonPath` (by the pattern
 // above) other than `keepFile` ("" keeps none), i.e. those of earlier saves, including
 // those a killed save left behind.

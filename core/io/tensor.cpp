@@ -64,31 +64,36 @@ uint64_t elementCount(const std::vector<int64_t>& shape, Tensor::DType dtype,
   return count;
 }
 
+void checkTensor(const Tensor& t, const std::string& where) {
+  const std::string what = where + ": tensor '" + t.name + "'";
+  if (t.name.empty()) throw Error(where + ": a tensor has an empty name");
+  if (t.name == "__metadata__") {
+    throw Error(what + ": the name is reserved for the metadata");
+  }
+  if (t.name.find('\0') != std::string::npos) throw Error(what + ": the name contains a NUL");
+  if (t.dtype != Tensor::F64 && t.dtype != Tensor::F32) throw Error(what + ": unknown dtype");
+  const uint64_t count = elementCount(t.shape, t.dtype, what);
+  if (t.data.size() != count) {
+    throw Error(what + ": shape " + shapeText(t.shape) + " has " + std::to_string(count) +
+                " elements but the data has " + std::to_string(t.data.size()));
+  }
+  if (t.dtype == Tensor::F32) {
+    for (size_t i = 0; i < t.data.size(); ++i) {
+      const double v = t.data[i];
+      if (std::isfinite(v) && std::isinf(static_cast<float>(v))) {
+        throw Error(what + ": element " + std::to_string(i) + " (" + std::to_string(v) +
+                    ") overflows F32");
+      }
+    }
+  }
+}
+
 void checkTensorFile(const TensorFile& file, const std::string& where) {
   std::set<std::string_view> names;
   for (const Tensor& t : file.tensors) {
-    const std::string what = where + ": tensor '" + t.name + "'";
-    if (t.name.empty()) throw Error(where + ": a tensor has an empty name");
-    if (t.name == "__metadata__") {
-      throw Error(what + ": the name is reserved for the metadata");
-    }
-    if (t.name.find('\0') != std::string::npos) throw Error(what + ": the name contains a NUL");
-    if (!names.insert(t.name).second) throw Error(what + ": the name is used twice");
-    if (t.dtype != Tensor::F64 && t.dtype != Tensor::F32) throw Error(what + ": unknown dtype");
-    const uint64_t count = elementCount(t.shape, t.dtype, what);
-    if (t.data.size() != count) {
-      throw Error(what + ": shape " + shapeText(t.shape) + " has " + std::to_string(count) +
-                  " elements but the data has " + std::to_string(t.data.size()));
-    }
-    if (t.dtype == Tensor::F32) {
-      for (size_t i = 0; i < t.data.size(); ++i) {
-        const double v = t.data[i];
-        if (std::isfinite(v) && std::isinf(static_cast<float>(v))) {
-          throw Error(what + ": element " + std::to_string(i) + " (" + std::to_string(v) +
-                      ") overflows F32");
-        }
-      }
-    }
+    checkTensor(t, where);
+    if (!names.insert(t.name).second)
+      throw Error(where + ": tensor '" + t.name + "': the name is used twice");
   }
   if (!file.metadataJson.empty()) io::parseJson(file.metadataJson, where + ": metadata");
 }

@@ -41,26 +41,6 @@ std::string directoryOf(const std::string& path) {
   return path.substr(0, slash);
 }
 
-// Removes the temporary file on scope exit unless released.
-class TempFile {
- public:
-  explicit TempFile(std::string path) : path_(std::move(path)) {}
-  ~TempFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!path_.empty()) ::unlink(path_.c_str());
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-
-  const std::string& path() const { return path_; }
-  int& fd() { return fd_; }
-  void release() { path_.clear(); }
-
- private:
-  std::string path_;
-  int fd_ = -1;
-};
-
 // "a named pipe (FIFO)" etc. for a file that is not a regular file or a directory.
 std::string kindOf(mode_t mode) {
   if (S_ISFIFO(mode)) return "a named pipe (FIFO)";
@@ -140,57 +120,79 @@ std::optional<mode_t> requireWritableTarget(const std::string& path) {
 
 }  // namespace
 
-void writeFileAtomically(const std::string& requestedPath, std::string_view content) {
+AtomicFileWriter::AtomicFileWriter(const std::string& requestedPath)
+    : requestedPath_(requestedPath) {
   if (requestedPath.empty()) throw Error("cannot save a file with an empty path");
-  const std::string path = resolveOutputPath(requestedPath);
-  const std::string what = "cannot save " + quote(requestedPath);
-  const std::optional<mode_t> targetMode = requireWritableTarget(path);
-  removeStaleTemporaries(path);
-
-  TempFile temp(path + ".tmp-" + std::to_string(::getpid()) + "-" + randomSuffix());
-  temp.fd() = ::open(temp.path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (temp.fd() < 0) {
+  path_ = resolveOutputPath(requestedPath);
+  targetMode_ = requireWritableTarget(path_);
+  removeStaleTemporaries(path_);
+  tempPath_ = path_ + ".tmp-" + std::to_string(::getpid()) + "-" + randomSuffix();
+  fd_ = ::open(tempPath_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd_ < 0) {
     const int err = errno;
-    temp.release();  // nothing was created
-    throw Error(what + ": cannot create a temporary file in " + quote(directoryOf(path)) + ": " +
+    tempPath_.clear();  // nothing was created
+    throw Error(what() + ": cannot create a temporary file in " + quote(directoryOf(path_)) + ": " +
                 systemError(err));
   }
   // Keep the permissions of a file we replace.
-  if (targetMode) {
-    (void)::fchmod(temp.fd(), *targetMode & 07777);
-  }
+  if (targetMode_) (void)::fchmod(fd_, *targetMode_ & 07777);
+}
 
-  const char* data = content.data();
-  size_t left = content.size();
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!tempPath_.empty()) ::unlink(tempPath_.c_str());
+}
+
+std::string AtomicFileWriter::what() const { return "cannot save " + quote(requestedPath_); }
+
+void AtomicFileWriter::write(std::string_view bytes) {
+  if (fd_ < 0) throw Error(what() + ": the file was already committed");
+  const char* data = bytes.data();
+  size_t left = bytes.size();
   while (left > 0) {
-    const ssize_t n = ::write(temp.fd(), data, left);
+    const ssize_t n = ::write(fd_, data, left);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw Error(what + ": writing " + quote(temp.path()) + " failed: " + systemError(errno));
+      throw Error(what() + ": writing " + quote(tempPath_) + " failed: " + systemError(errno));
     }
     data += n;
     left -= static_cast<size_t>(n);
   }
-  if (::fsync(temp.fd()) != 0) {
-    throw Error(what + ": flushing " + quote(temp.path()) +
+}
+
+void AtomicFileWriter::commit(const std::string& finalName) {
+  if (fd_ < 0) throw Error(what() + ": the file was already committed");
+  std::string target = path_;
+  if (!finalName.empty()) {
+    target = directoryOf(path_) + "/" + finalName;
+    (void)requireWritableTarget(target);
+  }
+  if (::fsync(fd_) != 0) {
+    throw Error(what() + ": flushing " + quote(tempPath_) +
                 " to disk failed: " + systemError(errno));
   }
-  const int fd = temp.fd();
-  temp.fd() = -1;
+  const int fd = fd_;
+  fd_ = -1;
   if (::close(fd) != 0) {
-    throw Error(what + ": closing " + quote(temp.path()) + " failed: " + systemError(errno));
+    throw Error(what() + ": closing " + quote(tempPath_) + " failed: " + systemError(errno));
   }
-  if (::rename(temp.path().c_str(), path.c_str()) != 0) {
-    throw Error(what + ": renaming the temporary file over it failed: " + systemError(errno));
+  if (::rename(tempPath_.c_str(), target.c_str()) != 0) {
+    throw Error(what() + ": renaming the temporary file over it failed: " + systemError(errno));
   }
-  temp.release();
+  tempPath_.clear();
 
   // Make the rename itself durable (best effort: some file systems refuse).
-  const int dir = ::open(directoryOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int dir = ::open(directoryOf(target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {
     (void)::fsync(dir);
     ::close(dir);
   }
+}
+
+void writeFileAtomically(const std::string& path, std::string_view content) {
+  AtomicFileWriter file(path);
+  file.write(content);
+  file.commit();
 }
 
 std::string readWholeFile(const std::string& path) {

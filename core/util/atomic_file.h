@@ -2,6 +2,9 @@
 // is flushed, then renamed over the target, so a crash never leaves half a file.
 #pragma once
 
+#include <sys/types.h>
+
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -12,6 +15,32 @@ namespace lsrl {
 // is refused, and a symbolic link is written through (the file it names is replaced).
 // Temporary files left by writes to the same path that were killed are removed.
 void writeFileAtomically(const std::string& path, std::string_view content);
+// The same, piece by piece, for content too big to hold in memory: the pieces go to the
+// temporary file as they come, and commit() flushes and renames it. Destroyed without a
+// commit (an error, a cancel), the temporary file is removed and the target is untouched.
+class AtomicFileWriter {
+ public:
+  explicit AtomicFileWriter(const std::string& path);  // checks the target as above
+  ~AtomicFileWriter();
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+
+  void write(std::string_view bytes);
+  // Renames the temporary file over the path given to the constructor or, when
+  // `finalName` is given, over that name in the same folder (for a name known only at the
+  // end, such as one made from the content's hash).
+  void commit(const std::string& finalName = "");
+
+ private:
+  std::string what() const;
+
+  std::string requestedPath_;
+  std::string path_;      // the file replaced (a symbolic link's target)
+  std::string tempPath_;  // empty once renamed or never created
+  std::optional<mode_t> targetMode_;
+  int fd_ = -1;
+};
+
 // Regular files only (a FIFO or device is refused instead of blocking or reading forever);
 // throws lsrl::Error naming the path.
 std::string readWholeFile(const std::string& path);

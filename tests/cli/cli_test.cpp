@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "app/cli/args.h"
 #include "cli/cli_test_util.h"
 #include "core/programs/prompts.h"
+#include "core/util/error.h"
 
 namespace lsrl::cli {
 namespace {
@@ -23,6 +25,21 @@ class CliTest : public test::CliFixture {
  protected:
   static nlohmann::json json(const std::string& text) { return nlohmann::json::parse(text); }
 };
+
+TEST(ByteSizeOption, UnitsAreBinaryAndNonsenseIsRefused) {
+  EXPECT_EQ(parseByteSize("1000000", "--x"), 1000000u);
+  EXPECT_EQ(parseByteSize("512M", "--x"), 512ull << 20);
+  EXPECT_EQ(parseByteSize("8G", "--x"), 8ull << 30);
+  EXPECT_EQ(parseByteSize("8GiB", "--x"), 8ull << 30);
+  EXPECT_EQ(parseByteSize("2gb", "--x"), 2ull << 30);
+  EXPECT_EQ(parseByteSize("3k", "--x"), 3072u);
+  EXPECT_EQ(parseByteSize("1T", "--x"), 1ull << 40);
+  EXPECT_EQ(parseByteSize("7B", "--x"), 7u);
+  for (const char* bad :
+       {"", "G", "0", "-1", "1.5G", "8X", "8 G", "8GG", "2000000T", "99999999999999999999"}) {
+    EXPECT_THROW((void)parseByteSize(bad, "--x"), Error) << bad;
+  }
+}
 
 TEST_F(CliTest, HelpForEverySubcommand) {
   for (const char* cmd : {"program", "info", "check", "run", "prompt", "bench"}) {

@@ -215,6 +215,39 @@ TEST_F(CompileCli, CtrlCStopsWithExit130AndNoFiles) {
   EXPECT_NE(err.find("lsrl compile: "), std::string::npos) << err;  // progress lines
   for (const char* f : {"m.json", "m.safetensors", "h.json", "h.safetensors"})
     EXPECT_FALSE(fs::exists(path(f))) << f;
+  // The history was being written as the compile went: its temporaries are gone too.
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    const std::string name = e.path().filename().string();
+    EXPECT_TRUE(name == "p.json" || name == "in.json" || name == "err.txt")
+        << "left behind: " << name;
+  }
+}
+
+TEST_F(CompileCli, HistoryLimitIsASizeAndNeedsAHistory) {
+  makeProgram("more_ones", {});
+  const Result alone =
+      lsrl({"compile", path("p.json"), "--history-limit", "1G", "-o", path("m.json")});
+  EXPECT_EQ(alone.code, 1);
+  EXPECT_NE(alone.err.find("--history-limit needs --history HIST.json"), std::string::npos)
+      << alone.err;
+  const Result bad = lsrl({"compile", path("p.json"), "--history", path("h.json"),
+                           "--history-limit", "lots", "-o", path("m.json")});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("--history-limit expects a size such as 512M, 8G or 1000000 (bytes), "
+                         "got \"lots\""),
+            std::string::npos)
+      << bad.err;
+  const Result small = lsrl({"compile", path("p.json"), "--no-optimize", "--history",
+                             path("h.json"), "--history-limit", "1K", "-o", path("m.json")});
+  EXPECT_EQ(small.code, 1);
+  EXPECT_NE(small.err.find("passed its size limit of 1,024 bytes"), std::string::npos) << small.err;
+  EXPECT_FALSE(fs::exists(path("h.json")));
+  EXPECT_FALSE(fs::exists(path("m.json")));
+  const Result ok = lsrl({"compile", path("p.json"), "--no-optimize", "--history", path("h.json"),
+                          "--history-limit", "64MiB", "-o", path("m.json")});
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(loadHistoryFile(path("h.json")).steps.size(),
+            json::parse(ok.out)["steps"].get<size_t>());
 }
 
 }  // namespace

@@ -153,6 +153,54 @@ TEST_P(HistoryFileRoundTrip, PayloadsByIrIdMatchTheProgramAndThePath) {
   }
 }
 
+// The history written while the compile runs (HistoryFileWriter as the compile's sink,
+// as `lsrl compile --history` does) loads back to the same steps, graphs and payloads as
+// the in-memory history of the same compile.
+TEST_P(HistoryFileRoundTrip, StreamedWhileCompilingEqualsTheInMemoryHistory) {
+  Vec2vecParams p;
+  p.conditional = Conditional::Multiplicative;
+  const Graph program = buildVec2vec(p);
+  TempDir dir;
+  HistoryWriteOptions writeOptions;
+  writeOptions.source = {"vec2vec", graphHash(program)};
+  writeOptions.sidecarMinEntries = 8;  // both the inline and the sidecar forms
+  HistoryFileWriter writer(dir.file("s.json"), GetParam().backend, program.conductor(),
+                           writeOptions);
+  CompileOptions options;
+  options.backend = GetParam().backend;
+  options.optimize = GetParam().optimize;
+  options.replayableHistory = true;  // the reference, from the same compile
+  options.historySink = &writer;
+  const CompileResult r = compile(program, options);
+  ASSERT_TRUE(r.history);
+  writer.finish(r.steps);
+  EXPECT_GT(writer.bytesSoFar(), 0u);
+
+  const LoadedHistory loaded = loadHistoryFile(dir.file("s.json"));
+  EXPECT_EQ(loaded.backend, GetParam().backend);
+  EXPECT_EQ(loaded.source["name"], "vec2vec");
+  expectSameSteps(loaded.steps, r.steps);
+  EXPECT_EQ(loaded.history->initialInputs(), r.history->initialInputs());
+  EXPECT_EQ(loaded.history->initialOutput(), r.history->initialOutput());
+  const size_t n = r.steps.size();
+  for (size_t k = 0; k <= n; k += std::max<size_t>(1, n / 16)) {
+    EXPECT_EQ(graphDifference(loaded.history->graphAt(k), r.history->graphAt(k)), "")
+        << "step " << k;
+  }
+  EXPECT_EQ(graphDifference(loaded.history->graphAt(n), r.path), "");
+  for (NodeId id = 0; id < static_cast<NodeId>(r.history->idLimit()); ++id) {
+    const auto original = r.history->payload(id);
+    if (!original) continue;
+    const auto back = loaded.history->payload(id);
+    ASSERT_TRUE(back) << "node " << id;
+    EXPECT_EQ(payloadDifference(*back, *original), "") << "node " << id;
+  }
+  // Only the pair: no temporary or scratch file is left.
+  const json saved = json::parse(readWholeFile(dir.file("s.json")));
+  EXPECT_EQ(dir.entries(),
+            (std::vector<std::string>{saved["sidecar"]["file"].get<std::string>(), "s.json"}));
+}
+
 // tok2tok (L=3, direct) in float64: graphAt from a loaded file, timed (the budget is
 // 20 ms per call in a Release build; sanitizer builds only check the graphs).
 TEST(HistoryFile, Tok2tokGraphAtFromTheFileMatchesAndIsTimed) {
@@ -178,6 +226,29 @@ TEST(HistoryFile, Tok2tokGraphAtFromTheFileMatchesAndIsTimed) {
   RecordProperty("graphAt_max_ms", std::to_string(1000 * worst));
   std::cout << "tok2tok L=3 direct float64: " << n << " steps, graphAt from file mean "
             << 1000 * total / calls << " ms, max " << 1000 * worst << " ms\n";
+}
+
+// A history that passes its size limit stops the compile with a message that says so, and
+// nothing is left on disk: not the file, not its sidecar, not a temporary.
+TEST(HistoryFile, AStreamedHistoryPastItsLimitStopsTheCompileAndLeavesNothing) {
+  const Graph program = buildProgram("tok2tok", {{"L", "2"}, {"conditional", "direct"}});
+  TempDir dir;
+  std::string message;
+  {
+    HistoryWriteOptions writeOptions;
+    writeOptions.limitBytes = 20000;
+    writeOptions.limitHint = "; (hint)";
+    HistoryFileWriter writer(dir.file("h.json"), Backend::Exact, program.conductor(), writeOptions);
+    CompileOptions options;
+    options.optimize = false;
+    options.historySink = &writer;
+    message = errorOf([&] { (void)compile(program, options); });
+    EXPECT_GT(writer.bytesSoFar(), 20000u);
+  }
+  EXPECT_CONTAINS(message, "h.json\" passed its size limit of 20,000 bytes at ");
+  EXPECT_CONTAINS(message, " node payloads (the last, node ");
+  EXPECT_CONTAINS(message, "; (hint)");
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{});
 }
 
 class HistoryFileErrors : public ::testing::Test {

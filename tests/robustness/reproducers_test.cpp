@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -226,6 +227,30 @@ std::pair<int, std::string> runLimited(const std::string& args, const std::strin
   std::ifstream err(errFile);
   std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+}
+
+// `compile --no-optimize --history` on tok2tok L=3 (base/t.json) kept every payload in
+// memory and ran out of it (3.4 GB under a 4 GB cap, 6.9 GB under 8 GB). The history now
+// goes to disk as the compile makes it: under a 1 GB cap it grows until its size limit,
+// which stops the compile with a message that says how to go on, and leaves no file.
+TEST_F(Reproducers, AnUnoptimisedHistoryGrowsOnDiskNotInMemory) {
+  if (kAddressSanitizer) GTEST_SKIP() << "needs an address-space limit";
+  ASSERT_EQ(lsrl({"program", "tok2tok", "-o", path("t.json")}).code, 0);
+  const auto [code, err] =
+      runLimited("compile " + path("t.json") + " --no-optimize --history " + path("H.json") +
+                     " --history-limit 512M -o " + path("T.model.json"),
+                 "/dev/null", 1000000, path("err.txt"));
+  EXPECT_EQ(code, 1) << err;
+  EXPECT_TRUE(contains(err, "H.json\" passed its size limit of 536,870,912 bytes at ")) << err;
+  EXPECT_TRUE(contains(err,
+                       "raise it with --history-limit (e.g. 8G), or compile without "
+                       "--no-optimize"))
+      << err;
+  EXPECT_FALSE(contains(err, "out of memory")) << err;
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir_)) left.push_back(e.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"err.txt", "t.json"}));
 }
 
 TEST_F(Reproducers, NpzMembersThatLieAboutTheirSizeAreRefusedBeforeDecompressing) {
