@@ -20,6 +20,7 @@
 #include "core/io/graph_hash.h"
 #include "core/io/model_file.h"
 #include "core/io/python_program.h"
+#include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "core/util/thousands.h"
 
@@ -116,10 +117,11 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
   CompileOptions options;
   options.backend = parseBackend(args->get("backend", "exact"));
   options.optimize = !args->has("no-optimize");
+  checkOutputPath(modelPath);  // before the compile, not after it
   if (args->has("history-limit") && !args->has("history"))
     throw Error("--history-limit needs --history HIST.json");
   // The history goes to disk as the compile makes it (memory stays that of the compile);
-  // opening it here refuses an unwritable path before the compile starts.
+  // its writer refuses an unwritable path before the compile starts.
   std::optional<HistoryFileWriter> history;
   if (args->has("history")) {
     HistoryWriteOptions historyOptions;

@@ -4,11 +4,13 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <utility>
 
 #include "core/compile/history.h"
 #include "core/io/json_util.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/scratch_file.h"
 #include "core/util/thousands.h"
 
 namespace lsrl {
@@ -360,21 +362,18 @@ struct HistoryFileWriter::State {
   State(const std::string& p, HistoryWriteOptions o)
       : path(p),
         options(std::move(o)),
-        json(p),
-        stream(std::filesystem::path(resolveOutputPath(p)).parent_path().string()),
+        folder(std::filesystem::path(resolveOutputPath(p)).parent_path().string()),
+        payloads(folder),
+        stream(folder),
         sidecar(options.sidecarMinEntries, &stream) {}
-
-  void write(const std::string& text) {
-    json.write(text);
-    jsonBytes += text.size();
-  }
 
   std::string path;
   HistoryWriteOptions options;
-  AtomicFileWriter json;  // the document, written as it goes; renamed last
+  std::string folder;
+  std::string head;      // the document's first keys, without the closing brace
+  ScratchFile payloads;  // the payload entries' JSON, comma-separated
   SafetensorsStream stream;
   SidecarWriter sidecar;
-  uint64_t jsonBytes = 0;
   std::vector<char> hasPayload;  // by IR id
   size_t payloadCount = 0;
   bool started = false;
@@ -383,10 +382,11 @@ struct HistoryFileWriter::State {
 };
 
 HistoryFileWriter::HistoryFileWriter(const std::string& path, Backend backend, int conductor,
-                                     HistoryWriteOptions options)
-    : state_(std::make_unique<State>(path, std::move(options))) {
+                                     HistoryWriteOptions options) {
+  // Refuses a path it could not write before the compile starts, not after.
+  checkOutputPath(path);
+  state_ = std::make_unique<State>(path, std::move(options));
   const HistorySource& source = state_->options.source;
-  // The keys a loader needs first come first; the payloads follow as the compile makes them.
   json head;
   head["format"] = kFormatName;
   head["version"] = kHistoryFormatVersion;
@@ -394,15 +394,14 @@ HistoryFileWriter::HistoryFileWriter(const std::string& path, Backend backend, i
   head["conductor"] = conductor;
   head["source"] = {{"name", source.name.empty() ? json(nullptr) : json(source.name)},
                     {"hash", source.hash.empty() ? json(nullptr) : json(source.hash)}};
-  std::string text = head.dump();
-  text.pop_back();  // the closing brace: the document goes on
-  state_->write(text + ",\"payloads\":[");
+  state_->head = head.dump();
+  state_->head.pop_back();  // the closing brace: the document goes on
 }
 
 HistoryFileWriter::~HistoryFileWriter() = default;
 
 uint64_t HistoryFileWriter::bytesSoFar() const {
-  return state_->jsonBytes + state_->stream.dataBytes();
+  return state_->head.size() + state_->payloads.size() + state_->stream.dataBytes();
 }
 
 void HistoryFileWriter::start(std::vector<std::pair<NodeId, std::vector<NodeId>>> inputs,
@@ -419,7 +418,7 @@ void HistoryFileWriter::payload(const Node& node) {
   if (id >= st.hasPayload.size()) st.hasPayload.resize(id + 1, 0);
   if (st.hasPayload[id]) throw Error("history: node " + std::to_string(id) + " is given twice");
   st.hasPayload[id] = 1;
-  st.write((st.payloadCount++ == 0 ? "" : ",") + payloadToJson(node, st.sidecar).dump());
+  st.payloads.append((st.payloadCount++ == 0 ? "" : ",") + payloadToJson(node, st.sidecar).dump());
   if (bytesSoFar() > st.options.limitBytes) {
     throw Error(
         "the compile history \"" + st.path + "\" passed its size limit of " +
@@ -445,22 +444,29 @@ void HistoryFileWriter::finish(const std::vector<Step>& steps) {
   for (const Step& s : steps) {
     for (NodeId id : s.nodesAdded) requirePayload(id);
   }
-  st.write("],\"id_limit\":" + std::to_string(limit) + ",\"initial\":" +
-           json{{"inputs", inputLists(st.initialInputs)}, {"output", st.initialOutput}}.dump() +
-           ",\"steps\":[");
-  for (size_t k = 0; k < steps.size(); ++k)
-    st.write((k == 0 ? "" : ",") + stepToJson(steps[k]).dump());
-  st.write("]");
   // The sidecar first, under a name of its own (sidecarFileName), the JSON last: a kill
   // at any moment leaves the old pair or the new one. Then the old sidecars go.
   std::string sidecarName;
+  json sidecarDescription;
   if (!st.sidecar.empty()) {
-    const json description = writeSidecar(st.path, st.stream);
-    sidecarName = description["file"].get<std::string>();
-    st.write(",\"sidecar\":" + description.dump());
+    sidecarDescription = writeSidecar(st.path, st.stream);
+    sidecarName = sidecarDescription["file"].get<std::string>();
   }
-  st.write("}\n");
-  st.json.commit();
+  AtomicFileWriter file(st.path);
+  file.write(st.head + ",\"payloads\":[");
+  st.payloads.readBack([&file](std::string_view piece) { file.write(piece); });
+  file.write("],\"id_limit\":" + std::to_string(limit) + ",\"initial\":" +
+             json{{"inputs", inputLists(st.initialInputs)}, {"output", st.initialOutput}}.dump() +
+             ",\"steps\":[");
+  std::string text;  // the steps, written a megabyte at a time
+  for (size_t k = 0; k < steps.size(); ++k) {
+    text += (k == 0 ? "" : ",") + stepToJson(steps[k]).dump();
+    if (text.size() > (size_t{1} << 20)) file.write(std::exchange(text, std::string()));
+  }
+  file.write(text + "]");
+  if (!sidecarName.empty()) file.write(",\"sidecar\":" + sidecarDescription.dump());
+  file.write("}\n");
+  file.commit();
   removeSupersededSidecars(st.path, sidecarName);
 }
 

@@ -120,6 +120,20 @@ std::optional<mode_t> requireWritableTarget(const std::string& path) {
 
 }  // namespace
 
+void checkOutputPath(const std::string& requestedPath) {
+  if (requestedPath.empty()) throw Error("cannot save a file with an empty path");
+  const std::string path = resolveOutputPath(requestedPath);
+  (void)requireWritableTarget(path);
+  const std::string dir = directoryOf(path);
+  struct stat folder {};
+  if (::stat(dir.c_str(), &folder) != 0 || !S_ISDIR(folder.st_mode))
+    throw Error("cannot save " + quote(requestedPath) + ": the folder " + quote(dir) +
+                " does not exist");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw Error("cannot save " + quote(requestedPath) + ": the folder " + quote(dir) +
+                " is not writable: " + systemError(errno));
+}
+
 AtomicFileWriter::AtomicFileWriter(const std::string& requestedPath)
     : requestedPath_(requestedPath) {
   if (requestedPath.empty()) throw Error("cannot save a file with an empty path");

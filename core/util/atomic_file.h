@@ -15,6 +15,11 @@ namespace lsrl {
 // is refused, and a symbolic link is written through (the file it names is replaced).
 // Temporary files left by writes to the same path that were killed are removed.
 void writeFileAtomically(const std::string& path, std::string_view content);
+// The checks writeFileAtomically makes before it writes, for a long job to make before it
+// starts: the target is a writable regular file or absent, and its folder exists and is
+// writable. Throws lsrl::Error naming the path.
+void checkOutputPath(const std::string& path);
+
 // The same, piece by piece, for content too big to hold in memory: the pieces go to the
 // temporary file as they come, and commit() flushes and renames it. Destroyed without a
 // commit (an error, a cancel), the temporary file is removed and the target is untouched.

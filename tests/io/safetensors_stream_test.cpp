@@ -1,14 +1,16 @@
-// SafetensorsStream and AtomicFileWriter: a file written tensor by tensor is byte for byte
-// the one written whole, its hash is that of its bytes, and nothing is left behind when a
-// write is abandoned.
+// SafetensorsStream, ScratchFile and AtomicFileWriter: a file written tensor by tensor is
+// byte for byte the one written whole, its hash is that of its bytes, and nothing is left
+// behind when a write is abandoned.
 #include "core/io/safetensors_stream.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/io/graph_hash.h"
 #include "core/util/atomic_file.h"
+#include "core/util/scratch_file.h"
 #include "io/io_test_util.h"
 #include "io/weights_test_util.h"
 
@@ -60,6 +62,46 @@ TEST(SafetensorsStream, RefusesWhatAWholeFileWriteRefuses) {
               SafetensorsStream s("/nonexistent-folder/x");
             }).find("cannot create a scratch file in \"/nonexistent-folder/x\""),
             std::string::npos);
+}
+
+TEST(ScratchFile, GivesBackWhatWasAppendedAndHasNoName) {
+  TempDir dir;
+  std::string expected;
+  {
+    ScratchFile scratch(dir.path().string());
+    for (int i = 0; i < 40; ++i) {
+      const std::string piece(static_cast<size_t>(70000 + i), static_cast<char>('a' + i % 26));
+      scratch.append(piece);
+      expected += piece;
+    }
+    EXPECT_EQ(scratch.size(), expected.size());
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{});  // nothing to leave behind
+    std::string back;
+    size_t largest = 0;
+    scratch.readBack([&](std::string_view piece) {
+      back += piece;
+      largest = std::max(largest, piece.size());
+    });
+    EXPECT_EQ(back, expected);
+    EXPECT_LE(largest, size_t{1} << 20);
+  }
+  EXPECT_NE(errorOf([] {
+              ScratchFile s("/nonexistent-folder/x");
+            }).find("cannot create a scratch file in \"/nonexistent-folder/x\""),
+            std::string::npos);
+}
+
+TEST(AtomicFileWriter, CheckOutputPathRefusesWhatAWriteWould) {
+  TempDir dir;
+  checkOutputPath(dir.file("new.json"));  // absent: fine
+  std::filesystem::create_directory(dir.file("sub"));
+  EXPECT_NE(errorOf([&] { checkOutputPath(dir.file("sub")); }).find("it is a directory"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] {
+              checkOutputPath(dir.file("missing/m.json"));
+            }).find("/missing\" does not exist"),
+            std::string::npos);
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"sub"});  // checking writes nothing
 }
 
 TEST(AtomicFileWriter, PiecesCommitUnderTheFinalNameAndAnAbandonedWriteLeavesNothing) {
