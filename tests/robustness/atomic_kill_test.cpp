@@ -2,7 +2,8 @@
 // model is killed (SIGKILL) at every stage of its write — when a temporary file appears,
 // when the new sidecar is in place, when the JSON's temporary appears — and at spread-out
 // moments of the whole run. After each kill the model file loads (the old pair or the new
-// one), and the next write removes what the killed one left behind.
+// one), and the next write removes what the killed one left behind. A compile writing its
+// history as it goes (--history), killed at any moment, leaves no file at all.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -50,12 +51,15 @@ class AtomicKill : public CliFixture {
         lsrl({"compile", path("small.json"), "--no-optimize", "-o", path("T.model.json")}).code, 0);
   }
 
-  // Starts the real binary compiling the big program over the old pair; kills it when
-  // `stop(elapsed)` says so (polled every 0.2 ms) or lets it finish. True if it was killed.
-  bool compileAndKill(const std::function<bool(Clock::duration)>& stop) {
+  // Starts the real binary compiling the big program over the old pair (with `extra`
+  // options); kills it when `stop(elapsed)` says so (polled every 0.2 ms) or lets it
+  // finish. True if it was killed.
+  bool compileAndKill(const std::function<bool(Clock::duration)>& stop,
+                      const std::vector<std::string>& extra = {}) {
     std::vector<std::string> args = {
         LSRL_CLI_BINARY, "compile", path("big.json"),    "--no-optimize", "--backend",
         "float64",       "-o",      path("T.model.json")};
+    args.insert(args.end(), extra.begin(), extra.end());
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -160,6 +164,26 @@ TEST_F(AtomicKill, EveryMomentOfAModelWriteLeavesTheOldPairOrTheNewOne) {
     EXPECT_LE(names().size(), 2u) << "after a kill when " << m.what;
   }
   EXPECT_GE(killed, 3) << "the kills did not land during the write";
+}
+
+// With --history the history is written while the compile runs: its payloads wait in
+// unnamed scratch files, so a kill at any moment of the run leaves no file of it.
+TEST_F(AtomicKill, AKilledHistoryCompileLeavesNoFileBehind) {
+  if (kAddressSanitizer) GTEST_SKIP() << "compiles of seconds each: release build only";
+  const std::vector<std::string> history = {"--history", path("H.json")};
+  int killed = 0;
+  // The whole run takes over a minute here (a history of gigabytes would stop at its
+  // limit): every one of these moments falls inside it.
+  for (const int ms : {300, 1000, 2000, 3500}) {
+    const auto at = std::chrono::milliseconds(ms);
+    if (compileAndKill([at](Clock::duration elapsed) { return elapsed >= at; }, history)) ++killed;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir_)) {
+      const std::string name = e.path().filename();
+      EXPECT_TRUE(name == "small.json" || name == "big.json")
+          << "killed after " << ms << " ms: " << name << " left behind";
+    }
+  }
+  EXPECT_EQ(killed, 4) << "the compile ended before a kill";
 }
 
 }  // namespace
