@@ -7,9 +7,7 @@
 namespace lsrl {
 
 void SafetensorsStream::add(const Tensor& tensor) {
-  checkTensor(tensor, "safetensors");
-  if (!names_.insert(tensor.name).second)
-    throw Error("safetensors: tensor '" + tensor.name + "': the name is used twice");
+  checkTensor(tensor, "safetensors", names_);
   std::string data;
   appendTensorData(tensor, data);
   data_.append(data);

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <set>
+#include <unordered_set>
 
 #include "core/io/json_util.h"
 #include "core/util/atomic_file.h"
@@ -64,13 +64,15 @@ uint64_t elementCount(const std::vector<int64_t>& shape, Tensor::DType dtype,
   return count;
 }
 
-void checkTensor(const Tensor& t, const std::string& where) {
+void checkTensor(const Tensor& t, const std::string& where,
+                 std::unordered_set<std::string>& namesSoFar) {
   const std::string what = where + ": tensor '" + t.name + "'";
   if (t.name.empty()) throw Error(where + ": a tensor has an empty name");
   if (t.name == "__metadata__") {
     throw Error(what + ": the name is reserved for the metadata");
   }
   if (t.name.find('\0') != std::string::npos) throw Error(what + ": the name contains a NUL");
+  if (!namesSoFar.insert(t.name).second) throw Error(what + ": the name is used twice");
   if (t.dtype != Tensor::F64 && t.dtype != Tensor::F32) throw Error(what + ": unknown dtype");
   const uint64_t count = elementCount(t.shape, t.dtype, what);
   if (t.data.size() != count) {
@@ -89,12 +91,8 @@ void checkTensor(const Tensor& t, const std::string& where) {
 }
 
 void checkTensorFile(const TensorFile& file, const std::string& where) {
-  std::set<std::string_view> names;
-  for (const Tensor& t : file.tensors) {
-    checkTensor(t, where);
-    if (!names.insert(t.name).second)
-      throw Error(where + ": tensor '" + t.name + "': the name is used twice");
-  }
+  std::unordered_set<std::string> names;
+  for (const Tensor& t : file.tensors) checkTensor(t, where, names);
   if (!file.metadataJson.empty()) io::parseJson(file.metadataJson, where + ": metadata");
 }
 

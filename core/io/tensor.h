@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace lsrl {
@@ -44,8 +45,10 @@ std::string shapeText(const std::vector<int64_t>& shape);  // "[2, 3]"
 // data.size() equal to the shape's element count, F32 values within float range and
 // metadataJson valid JSON (or empty). Throws lsrl::Error naming `where` and the tensor.
 void checkTensorFile(const TensorFile& file, const std::string& where);
-// The checks of one tensor (all but the uniqueness of its name).
-void checkTensor(const Tensor& tensor, const std::string& where);
+// The checks of one tensor, its name among them: not in `namesSoFar` (the names of the
+// tensors before it, to which it is added).
+void checkTensor(const Tensor& tensor, const std::string& where,
+                 std::unordered_set<std::string>& namesSoFar);
 
 // Appends the tensor's data, little-endian, in its dtype.
 void appendTensorData(const Tensor& tensor, std::string& out);
