@@ -1,4 +1,5 @@
 // lsrl compile PROGRAM.json --backend exact|float64 [--target ARCH [target options]]
+//              [--precision exact|float64|fp32 --box LO,HI --horizon T [--input-grid S]]
 //              [--no-optimize] [--history HIST.json [--history-limit SIZE]] [--progress]
 //              -o MODEL.json
 
@@ -10,6 +11,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/precision_options.h"
 #include "app/cli/progress_printer.h"
 #include "app/cli/sigint_scope.h"
 #include "app/cli/target_options.h"
@@ -63,8 +65,8 @@ void stopIfInterrupted(const std::string& when) {
 int cmdCompile(const Argv& argv, std::ostream& out) {
   CommandSpec spec{
       "lsrl compile PROGRAM.json|PROGRAM.py --backend exact|float64 [--target ARCH [target\n"
-      "                    options]] [--no-optimize] [--history HIST.json] [--progress] -o "
-      "MODEL.json",
+      "                    options]] [--precision exact|float64|fp32 --box LO,HI --horizon T]\n"
+      "                    [--no-optimize] [--history HIST.json] [--progress] -o MODEL.json",
       "Compiles a program (a graph file, or a Python file written with the lsrl module: its\n"
       "module-level `program`, else the last ForEach it creates) into a path of Linear / ReLU / "
       "LinState / Multi layers and saves it\n"
@@ -73,7 +75,10 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
       "layers, state_dim, dense_params, nonzero_params, state_widths, seconds. Progress goes\n"
       "to stderr when it is a terminal or with --progress; Ctrl-C stops cleanly (exit 130,\n"
       "no files written). The target options (below --target) are checked with --target and\n"
-      "recorded for lsrl export.",
+      "recorded for lsrl export. --precision fits the big constants of the program's sugar\n"
+      "(step scales, conditionals' lambda) to the input domain, proving the outputs there\n"
+      "unchanged, so that the weights answer right in float64 or fp32 (docs/precision.md);\n"
+      "the domain and every change are recorded in the model for lsrl export.",
       {{"backend", "exact|float64", "arithmetic of the compile (default exact)"},
        {"target", "ARCH", "check that the model builds for ARCH and record it for lsrl export"},
        {"no-optimize", "", "the plain paper algorithm: no size optimisations"},
@@ -86,6 +91,8 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
        {"o", "MODEL.json", "output model file (written atomically)"}},
       1,
       1};
+  const std::vector<OptionSpec> precisionSpecs = precisionOptionSpecs();
+  spec.options.insert(spec.options.end(), precisionSpecs.begin(), precisionSpecs.end());
   const std::vector<OptionSpec> targetSpecs = targetOptionSpecs();
   spec.options.insert(spec.options.end(), targetSpecs.begin(), targetSpecs.end());
   const auto args = parseOrHelp(spec, argv, out);
@@ -103,16 +110,33 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
       throw Error("--target: unknown architecture \"" + target + "\"; expected one of " +
                   targetNames());
   }
-  const TargetOptionValues targetValues = targetOptionValues(*args);
+  nlohmann::json programMetadata;
+  Graph program = loadProgramFile(programPath, &programMetadata);
+  PrecisionRequest precision = precisionRequest(*args, programMetadata);
+  TargetOptionValues targetValues = targetOptionValues(*args);
+  if (precision.fits())  // the box and horizon were (also) for the precision pass
+    dropDomainWhereUnread(targetFromName(target), targetValues);
   if (target.empty() && !targetValues.empty())
     throw Error("--" + targetValues.begin()->first +
                 " needs --target ARCH (it is a target option)");
   const TargetOptions targetOptions =
       target.empty() ? TargetOptions{} : parseTargetOptions(*targetFromName(target), targetValues);
 
-  nlohmann::json programMetadata;
-  const Graph program = loadProgramFile(programPath, &programMetadata);
   const ModelSource source{programName(programPath, programMetadata), graphHash(program)};
+  nlohmann::json precisionRecord;
+  if (precision.fits()) {
+    try {
+      ConstantFit fit = fitConstants(program, *precision.domain, precision.precision);
+      precisionRecord = constantFitJson(fit, *precision.domain, precision.precision);
+      precisionRecord["fitted_hash"] = graphHash(fit.graph);
+      program = std::move(fit.graph);
+    } catch (const Error& e) {
+      // Asked for: an error. By default: the compile goes on with the constants as built.
+      if (!precision.byDefault) throw;
+      std::cerr << "lsrl compile: note: constants kept as built (" << e.what() << ")\n";
+      precision.precision = Precision::Exact;
+    }
+  }
 
   CompileOptions options;
   options.backend = parseBackend(args->get("backend", "exact"));
@@ -161,6 +185,7 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
     stopIfInterrupted("before saving the model");
     nlohmann::json compiled = compiledMetadata(result, options, source, target);
     if (!target.empty()) compiled["target_options"] = targetOptionValuesToJson(targetValues);
+    compiled["precision"] = precisionRecord;
     saveModelFile(modelPath, result.path, compiled);
   } catch (const Cancelled& e) {
     if (historyWritten) removeWithSidecar(historyPath);  // useless without its model
@@ -175,6 +200,11 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
   nlohmann::ordered_json line;
   line["backend"] = std::string(backendName(result.backend));
   line["optimize"] = options.optimize;
+  line["precision"] = std::string(precisionName(precision.precision));
+  if (precision.fits()) {
+    line["constants_fitted"] = precisionRecord["changes"].size();
+    line["exact_on"] = precisionRecord["exact_on"];
+  }
   line["steps"] = result.stepCount;
   line["rule_counts"] = result.ruleCounts;
   line["nodes_before"] = result.nodesBefore;

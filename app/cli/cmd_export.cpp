@@ -80,6 +80,7 @@ int cmdExport(const Argv& argv, std::ostream& out) {
   const nlohmann::json source = model.compiled.value("source", nlohmann::json::object());
   options.sourceName = jsonString(source, "name");
   options.sourceHash = jsonString(source, "hash");
+  options.precision = model.compiled.value("precision", nlohmann::json());
   const TargetModel built = buildTargetFromCli(model.path, target, options, optionValues);
 
   const TensorFile file = weightsFile(built);

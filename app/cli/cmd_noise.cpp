@@ -128,6 +128,9 @@ int cmdNoise(const Argv& argv, std::ostream& out) {
        {"seeds", "N", "seeds per variant (default 5)"},
        {"first-seed", "S", "the first seed (default 1)"},
        {"no-optimize", "", "compile with the plain paper algorithm (no size optimisations)"},
+       {"precision", "exact|float64|fp32",
+        "fit the programs' constants to the prompts first (docs/precision.md; default exact: "
+        "the paper's constants)"},
        {"threads", "N", "threads over the queries of a seed (default: all cores)"},
        {"quiet", "", "no progress on stderr"},
        {"replot", "IN.csv", "plot an earlier run's CSV again (with --plot; runs nothing)"}},
@@ -151,6 +154,7 @@ int cmdNoise(const Argv& argv, std::ostream& out) {
   config.firstSeed = static_cast<uint64_t>(
       parseIntValue(args->get("first-seed", "1"), "--first-seed", 0, 1 << 30));
   config.optimize = !args->has("no-optimize");
+  if (args->has("precision")) config.precision = parsePrecision(args->get("precision"));
   config.threads = parseIntValue(args->get("threads", "0"), "--threads", 0, 1024);
   const bool quiet = args->has("quiet");
 

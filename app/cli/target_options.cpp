@@ -8,6 +8,13 @@ namespace lsrl::cli {
 
 namespace {
 
+bool readsBox(Target target, const TargetOptions& o) {
+  const bool positive = target == Target::Rnn || target == Target::GatedRnn ||
+                        target == Target::Gru || target == Target::Lstm;
+  return (positive && o.positivity == Positivity::Shift) ||
+         (target == Target::Gru && o.gruUpdate == GruUpdate::Pytorch);
+}
+
 const char* const kPositivity = "positivity";
 const char* const kBox = "box";
 const char* const kHorizon = "horizon";
@@ -27,8 +34,16 @@ std::string targetText(Target t) { return "--target " + std::string(targetName(t
   throw Error("--" + option + " does not apply to " + targetText(t) + ": " + why);
 }
 
+bool parseOnOff(const std::string& option, const std::string& text) {
+  if (text == "on") return true;
+  if (text == "off") return false;
+  throw Error("--" + option + " expects on or off, got \"" + text + "\"");
+}
+
+}  // namespace
+
 // "LO,HI": two numbers of the exact scalar grammar with LO <= HI.
-void parseBox(const std::string& text, ShiftOptions& shift) {
+void parseBoxValue(const std::string& text, ShiftOptions& shift) {
   const size_t comma = text.find(',');
   if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos)
     throw Error("--box expects LO,HI (two numbers, e.g. -1,1), got \"" + text + "\"");
@@ -46,14 +61,6 @@ void parseBox(const std::string& text, ShiftOptions& shift) {
   if (shift.inputHi < shift.inputLo)
     throw Error("--box expects LO <= HI, got \"" + text + "\" (an empty box)");
 }
-
-bool parseOnOff(const std::string& option, const std::string& text) {
-  if (text == "on") return true;
-  if (text == "off") return false;
-  throw Error("--" + option + " expects on or off, got \"" + text + "\"");
-}
-
-}  // namespace
 
 std::vector<OptionSpec> targetOptionSpecs() {
   return {
@@ -108,14 +115,13 @@ TargetOptions parseTargetOptions(Target target, const TargetOptionValues& values
 
   // Which of the box and the horizon this target with these options reads.
   const bool shift = positive && o.positivity == Positivity::Shift;
-  const bool gruBound = target == Target::Gru && o.gruUpdate == GruUpdate::Pytorch;
-  const bool needsBox = shift || gruBound;
+  const bool needsBox = readsBox(target, o);
   const std::string users =
       "the box and horizon are read by --positivity shift, gru's pytorch update and (the "
       "horizon only) hawk";
   if (given(kBox)) {
     if (!needsBox) notUsed(kBox, target, users);
-    parseBox(value(kBox), o.shift);
+    parseBoxValue(value(kBox), o.shift);
   }
   if (given(kHorizon)) {
     if (!needsBox && target != Target::Hawk) notUsed(kHorizon, target, users);
@@ -133,6 +139,29 @@ TargetOptions parseTargetOptions(Target target, const TargetOptionValues& values
                          "or use --gru-update paper, which needs neither"));
   }
   return o;
+}
+
+void dropDomainWhereUnread(const std::optional<Target>& target, TargetOptionValues& values) {
+  if (target) {
+    TargetOptionValues others = values;
+    others.erase(kBox);
+    others.erase(kHorizon);
+    // The target's own reading of its other options (positivity, gru update).
+    const TargetOptions o = [&] {
+      TargetOptions parsed;
+      if (auto p = others.find(kPositivity); p != others.end())
+        if (auto v = positivityFromName(p->second)) parsed.positivity = *v;
+      if (auto u = others.find(kGruUpdate); u != others.end())
+        if (auto v = gruUpdateFromName(u->second)) parsed.gruUpdate = *v;
+      return parsed;
+    }();
+    if (readsBox(*target, o)) return;
+    values.erase(kBox);
+    if (*target != Target::Hawk) values.erase(kHorizon);
+    return;
+  }
+  values.erase(kBox);
+  values.erase(kHorizon);
 }
 
 nlohmann::json targetOptionValuesToJson(const TargetOptionValues& values) {

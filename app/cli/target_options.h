@@ -14,6 +14,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ using TargetOptionValues = std::map<std::string, std::string>;
 // The OptionSpecs of the options above, for a command's CommandSpec.
 std::vector<OptionSpec> targetOptionSpecs();
 
+// --box "LO,HI" (two numbers of the exact scalar grammar, LO <= HI) into shift.inputLo/Hi.
+void parseBoxValue(const std::string& text, ShiftOptions& shift);
+
 // The target options present in `args`.
 TargetOptionValues targetOptionValues(const Args& args);
 
@@ -35,6 +39,10 @@ TargetOptionValues targetOptionValues(const Args& args);
 // `target` uses, and the box and horizon given where the target needs them. Throws
 // lsrl::Error naming the option and expected vs got.
 TargetOptions parseTargetOptions(Target target, const TargetOptionValues& values);
+
+// Removes --box and --horizon where `target` (none: no target) does not read them with
+// these options: lsrl compile's precision pass reads them too (precision_options.h).
+void dropDomainWhereUnread(const std::optional<Target>& target, TargetOptionValues& values);
 
 // As recorded in a model file's "compiled" metadata ("target_options"), and back; the
 // error names `where`.

@@ -263,6 +263,7 @@ nlohmann::json TargetModel::metadata() const {
   source["program"] = options.sourceName.empty() ? json(nullptr) : json(options.sourceName);
   source["hash"] = options.sourceHash.empty() ? json(nullptr) : json(options.sourceHash);
   meta["source"] = source;
+  meta["precision"] = options.precision;
   const bool relu =
       target != Target::LinearRnn && target != Target::GatedLinearRnn && target != Target::Hawk;
   meta["state_update"] = relu ? "relu" : "linear";

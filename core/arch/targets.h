@@ -55,6 +55,9 @@ struct TargetOptions {
   GruUpdate gruUpdate = GruUpdate::Pytorch;  // gru: §3.1 (the default needs shift.horizon)
   bool stacked = false;      // gru / lstm: one module, every layer padded to one size (§3.3)
   bool hawkResidual = true;  // hawk: residual stream (§5.1)
+  // lsrl compile --precision's record (domain, fitted constants, assumptions), written to
+  // the metadata as "precision"; null when the constants are as built.
+  nlohmann::json precision;
 };
 
 // A runnable float64 model of any target: what TargetModel::floatModel() derives from

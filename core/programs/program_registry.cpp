@@ -132,6 +132,13 @@ Tok2tokParams tok2tokParams(const std::map<std::string, std::string>& params) {
   return p;
 }
 
+ProgramDomain programDomain(const std::string& name) {
+  infoFor(name);
+  if (name == "more_ones") return {Exact(0), Exact(1), Exact(1), 1024};
+  if (name == "vec2vec") return {Exact(-3), Exact(3), std::nullopt, 4096};
+  return {Exact(0), Exact(9), Exact(1), 1024};
+}
+
 Graph buildProgram(const std::string& name, const std::map<std::string, std::string>& params) {
   infoFor(name);
   if (name == "more_ones") return buildMoreOnes(moreOnesParams(params));

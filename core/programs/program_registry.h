@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,18 @@ const std::vector<ProgramInfo>& programInfos();
 // Values use the scalar grammar (Exact::parse); n, m and L must be integers. Unknown
 // names, keys or values throw lsrl::Error listing the valid ones.
 Graph buildProgram(const std::string& name, const std::map<std::string, std::string>& params);
+
+// The inputs a paper program is meant for, for lsrl compile's precision pass
+// (docs/precision.md): tok2tok reads tokens 0..9 (lsrl prompt's default vocabulary),
+// more_ones bits, vec2vec coordinates, cell corners and values in [-3, 3] (lsrl prompt's
+// test functions); the horizon is a default long enough for the prompts lsrl prompt writes.
+struct ProgramDomain {
+  Exact lo;
+  Exact hi;
+  std::optional<Exact> grid;  // inputs on lo + grid·ℤ
+  int horizon = 1024;
+};
+ProgramDomain programDomain(const std::string& name);
 
 // The parsers behind buildProgram, for callers that want the structs.
 MoreOnesParams moreOnesParams(const std::map<std::string, std::string>& params);

@@ -192,14 +192,25 @@ class Experiment {
   }
 
   Graph buildVariant(Conditional variant) const {
+    Graph g;
     if (tok2tok()) {
       Tok2tokParams p = tok2tokParams(pick(settings_, kTok2tokProgramKeys));
       p.conditional = variant;
-      return buildTok2tok(p);
+      g = buildTok2tok(p);
+    } else {
+      Vec2vecParams p = vec2vecParams(pick(settings_, kVec2vecProgramKeys));
+      p.conditional = variant;
+      g = buildVec2vec(p);
     }
-    Vec2vecParams p = vec2vecParams(pick(settings_, kVec2vecProgramKeys));
-    p.conditional = variant;
-    return buildVec2vec(p);
+    if (config_.precision == Precision::Exact) return g;
+    return fitConstants(g, inputDomain(), config_.precision).graph;
+  }
+
+  // What the prompts hold: tokens 0..vocab-1, or vec2vec's coordinates, cell corners and
+  // values (smoothTestFunction: in [-3, 3]); as long as one prompt.
+  InputDomain inputDomain() const {
+    if (tok2tok()) return {Exact(0), Exact(vocab_ - 1), mpq_class(1), L_ * (2 * entries_ + 1)};
+    return {Exact(-3), Exact(3), std::nullopt, static_cast<int>(vec2vecCellCount(n_, N_)) + 1};
   }
 
   // The metric per σ for one seed and variant.

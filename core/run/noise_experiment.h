@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/precision/fit_constants.h"
 #include "core/programs/conditional.h"
 
 namespace lsrl {
@@ -39,7 +40,11 @@ struct NoiseExperimentConfig {
   int seeds = 5;
   uint64_t firstSeed = 1;
   bool optimize = true;  // CompileOptions::optimize (false: the plain paper algorithm)
-  int threads = 0;       // over the queries of one seed; 0: hardware concurrency
+  // Exact: the programs' constants as built (the paper's). Float64 / Fp32: fitted first to
+  // the experiment's inputs (docs/precision.md): tok2tok tokens 0..vocab-1 on Z, vec2vec
+  // values in [-3, 3]; the horizon is the prompt's length.
+  Precision precision = Precision::Exact;
+  int threads = 0;  // over the queries of one seed; 0: hardware concurrency
   // Run the noisy models only at the steps whose output the metric reads (the answer
   // steps). Equivalent to running them at every step, because every LinState is reset to
   // the clean state before each step; off only to test that equivalence.

@@ -36,6 +36,18 @@ inline Result lsrl(const std::vector<std::string>& args) {
   return {code, out.str(), err.str()};
 }
 
+// tok2tok (L = 3, `variant`) built into `program` and compiled with its constants fitted
+// for fp32 on tokens 0..9 up to 160 steps (docs/precision.md) into `model`; the compile's
+// result (its JSON line on success).
+inline Result fp32Tok2tok(const std::string& variant, const std::string& program,
+                          const std::string& model) {
+  const Result built = lsrl(
+      {"program", "tok2tok", "--set", "L=3", "--set", "conditional=" + variant, "-o", program});
+  if (built.code != 0) return built;
+  return lsrl(
+      {"compile", program, "--precision", "fp32", "--box", "0,9", "--horizon", "160", "-o", model});
+}
+
 // Every test gets its own folder (named after its suite, the process and the test, so
 // parallel runs do not collide), removed afterwards.
 class CliFixture : public ::testing::Test {

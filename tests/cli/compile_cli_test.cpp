@@ -96,7 +96,7 @@ TEST_F(CompileCli, PrintsOneJsonLineWithTheSizes) {
   EXPECT_EQ(m.compiled["steps"], line["steps"]);
   EXPECT_EQ(m.compiled["sizes"]["state_dim"], line["state_dim"]);
   EXPECT_EQ(m.compiled["sizes"]["nonzero_params"], line["nonzero_params"]);
-  EXPECT_EQ(m.compiled["source"]["name"], "p");
+  EXPECT_EQ(m.compiled["source"]["name"], "tok2tok");  // the file's metadata names it
   EXPECT_EQ(graphSize(m.path).denseParams, line["dense_params"].get<long long>());
 }
 
@@ -152,7 +152,7 @@ TEST_F(CompileCli, ExportWritesTheTargetTensorsInBothFormats) {
     }
     const json meta = json::parse(f.metadataJson);
     EXPECT_EQ(meta["arch"], std::string(targetArchName(expected)));
-    EXPECT_EQ(meta["source"]["program"], "p");
+    EXPECT_EQ(meta["source"]["program"], "vec2vec");
     EXPECT_EQ(meta["source"]["hash"], model.compiled["source"]["hash"]);
   }
   // An explicit target; linear-rnn refuses a program with a Multi.

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
+#include "core/numbers/exact.h"
 #include "vulkan/vulkan_test_util.h"
 
 namespace lsrl::cli::test {
@@ -41,6 +42,57 @@ TEST_F(RunBackends, Fp32OnCpuAndVulkanAgree) {
   for (size_t t = 0; t < a["outputs"].size(); ++t) {
     const double x = a["outputs"][t][0], y = b["outputs"][t][0];
     EXPECT_LE(std::fabs(x - y), 1e-5 * (1 + std::fabs(x))) << "token " << t;
+  }
+}
+
+// Weights fitted by --precision fp32 (docs/precision.md) answer right on the device:
+// tok2tok's expected tokens (every variant), vec2vec within 1e-3 of the exact model
+// (queries 1/100 from the cell walls), as on the fp32 CPU runner.
+TEST_F(RunBackends, FittedWeightsAnswerRightOnTheDevice) {
+  LSRL_VULKAN_DEVICE(dev);
+  (void)dev;
+  auto lastOutputs = [&](const std::string& model, const std::string& input,
+                         const std::string& backend) {
+    const Result r = lsrl({"run", model, "--input", input, "--backend", backend});
+    EXPECT_EQ(r.code, 0) << backend << ": " << r.err;
+    return r.code == 0 ? nlohmann::json::parse(r.out)["outputs"] : nlohmann::json::array();
+  };
+  ASSERT_EQ(
+      lsrl({"prompt", "tok2tok", "--random", "25", "--seed", "4", "-o", path("t.in.json")}).code,
+      0);
+  std::ifstream promptFile(path("t.in.json"));
+  const nlohmann::json expected = nlohmann::json::parse(promptFile)["expected"];
+  for (const std::string variant :
+       {"direct", "optimized", "step_optimized", "multiplicative", "multiplicative_optimized"}) {
+    SCOPED_TRACE(variant);
+    const Result c = fp32Tok2tok(variant, path("t.json"), path("t.model.json"));
+    ASSERT_EQ(c.code, 0) << c.err;
+    const nlohmann::json rows = lastOutputs(path("t.model.json"), path("t.in.json"), "vulkan");
+    ASSERT_EQ(rows.size(), 153u);  // T = 3·(2·25 + 1)
+    for (size_t k = 0; k < 3; ++k)
+      EXPECT_NEAR(rows[150 + k][0].get<double>(), expected[k].get<double>(), 1e-3) << k;
+  }
+  ASSERT_EQ(lsrl({"program", "vec2vec", "-o", path("v.json")}).code, 0);
+  ASSERT_EQ(lsrl({"compile", path("v.json"), "--precision", "fp32", "--box", "-3,3", "--horizon",
+                  "100", "-o", path("v.model.json")})
+                .code,
+            0);
+  for (int seed = 0; seed < 4; ++seed) {
+    const std::string in = path("v" + std::to_string(seed) + ".json");
+    ASSERT_EQ(lsrl({"prompt", "vec2vec", "-N", "8", "--mu", "100", "--seed", std::to_string(seed),
+                    "-o", in})
+                  .code,
+              0);
+    const Result exact = lsrl({"run", path("v.model.json"), "--input", in, "--exact"});
+    ASSERT_EQ(exact.code, 0) << exact.err;
+    const nlohmann::json want = nlohmann::json::parse(exact.out)["outputs"].back()[0];
+    const double reference =
+        want.is_number() ? want.get<double>() : Exact::parse(want.get<std::string>()).toDouble();
+    for (const std::string backend : {"cpu32", "vulkan"}) {
+      const nlohmann::json rows = lastOutputs(path("v.model.json"), in, backend);
+      ASSERT_FALSE(rows.empty());
+      EXPECT_NEAR(rows.back()[0].get<double>(), reference, 1e-3) << backend << " seed " << seed;
+    }
   }
 }
 

@@ -1,0 +1,118 @@
+#include "app/cli/precision_options.h"
+
+#include "app/cli/target_options.h"
+#include "core/util/error.h"
+
+namespace lsrl::cli {
+
+namespace {
+
+// The program's declared domain, if its metadata has a complete one.
+struct Declared {
+  std::optional<std::string> box;
+  std::optional<std::string> grid;
+  std::optional<int> horizon;
+};
+
+Declared declared(const nlohmann::json& metadata) {
+  Declared d;
+  if (!metadata.is_object() || !metadata.contains("domain") || !metadata["domain"].is_object())
+    return d;
+  const nlohmann::json& j = metadata["domain"];
+  const auto text = [](const nlohmann::json& v) -> std::optional<std::string> {
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_number_integer()) return std::to_string(v.get<long long>());
+    return std::nullopt;
+  };
+  if (j.contains("box") && j["box"].is_array() && j["box"].size() == 2) {
+    const auto lo = text(j["box"][0]);
+    const auto hi = text(j["box"][1]);
+    if (lo && hi) d.box = *lo + "," + *hi;
+  }
+  if (j.contains("grid")) d.grid = text(j["grid"]);
+  if (j.contains("horizon") && j["horizon"].is_number_integer()) {
+    const long long h = j["horizon"].get<long long>();
+    if (h >= 1 && h <= 1'000'000'000) d.horizon = static_cast<int>(h);
+  }
+  return d;
+}
+
+}  // namespace
+
+std::vector<OptionSpec> precisionOptionSpecs() {
+  return {{"precision", "exact|float64|fp32",
+           "fit the program's big constants to the --box/--horizon domain so the weights answer "
+           "right in that arithmetic (default: float64 when the program declares its domain, "
+           "else exact: constants as built)"},
+          {"input-grid", "STEP",
+           "inputs lie on LO + STEP·Z (tokens: 1; 0: continuous); lets steps on them be "
+           "proved exact with small scales"}};
+}
+
+PrecisionRequest precisionRequest(const Args& args, const nlohmann::json& programMetadata) {
+  const Declared d = declared(programMetadata);
+  PrecisionRequest r;
+  if (args.has("precision")) {
+    r.precision = parsePrecision(args.get("precision"));
+  } else if (d.box && d.horizon) {
+    r.precision = Precision::Float64;
+    r.byDefault = true;
+  }
+  if (!r.fits()) {
+    if (args.has("input-grid")) throw Error("--input-grid needs --precision float64 or fp32");
+    return r;
+  }
+  const std::optional<std::string> box = args.has("box") ? args.get("box") : d.box;
+  std::optional<int> horizon = d.horizon;
+  if (args.has("horizon"))
+    horizon = parseIntValue(args.get("horizon"), "--horizon", 1, 1'000'000'000);
+  if (!box || !horizon) {
+    const std::string missing = !box && !horizon ? "--box LO,HI and --horizon T"
+                                : !box           ? "--box LO,HI"
+                                                 : "--horizon T";
+    throw Error("--precision " + std::string(precisionName(r.precision)) + " needs " + missing +
+                ": the constants are fitted to the inputs the model will see (the program "
+                "declares no domain)");
+  }
+  ShiftOptions parsed;
+  try {
+    parseBoxValue(*box, parsed);
+  } catch (const Error& e) {
+    if (args.has("box")) throw;
+    throw Error(std::string("the program's declared domain (metadata \"domain\".box): ") +
+                e.what());
+  }
+  InputDomain domain;
+  domain.lo = parsed.inputLo;
+  domain.hi = parsed.inputHi;
+  domain.horizon = *horizon;
+  const std::optional<std::string> grid = args.has("input-grid") ? args.get("input-grid") : d.grid;
+  if (grid) {
+    Exact step;
+    try {
+      step = Exact::parse(*grid);
+    } catch (const Error& e) {
+      throw Error("--input-grid: \"" + *grid + "\" is not a number (" + e.what() + ")");
+    }
+    if (step.sign() < 0 || !step.isRational())
+      throw Error("--input-grid expects a rational step ≥ 0, got \"" + *grid + "\"");
+    if (step.sign() > 0) {
+      if (!domain.lo.isRational())
+        throw Error("--input-grid needs a rational LO in --box, got " + domain.lo.toString());
+      domain.grid = step.toRational();
+    }
+  }
+  r.domain = domain;
+  return r;
+}
+
+nlohmann::json declaredDomainJson(const Exact& lo, const Exact& hi,
+                                  const std::optional<Exact>& grid, int horizon) {
+  nlohmann::json j;
+  j["box"] = {lo.toString(), hi.toString()};
+  j["grid"] = grid ? nlohmann::json(grid->toString()) : nlohmann::json();
+  j["horizon"] = horizon;
+  return j;
+}
+
+}  // namespace lsrl::cli
