@@ -14,6 +14,7 @@
 #include "app/cli/bench_timing.h"
 #include "core/batch/cpu_runner.h"
 #include "core/compile/compiler.h"
+#include "core/precision/fit_constants.h"
 #include "core/programs/prompts.h"
 #include "core/programs/vec2vec.h"
 #include "core/run/executor.h"
@@ -44,10 +45,16 @@ UaJob makeUaJob(const BenchVulkanOptions& o) {
   CompileOptions c;
   c.recordHistory = false;  // exact backend, optimised: the defaults
   UaJob job;
-  job.path = compile(buildVec2vec(params), c).path;
-  job.program = batch::layerProgramFromPath(job.path);
   const TargetFunction f = smoothTestFunction(2, 1, 1);
   const ExactSequence prompt = vec2vecPromptTokens(2, 1, o.cells, f);
+  Graph program = buildVec2vec(params);
+  if (o.fitted) {
+    const InputDomain domain{Exact(-3), Exact(3), std::nullopt,
+                             static_cast<int>(prompt.size()) + 1};
+    program = fitConstants(program, domain, Precision::Fp32).graph;
+  }
+  job.path = compile(program, c).path;
+  job.program = batch::layerProgramFromPath(job.path);
   job.shape = {o.grid * o.grid, static_cast<int>(prompt.size()) + 1, job.program.inputWidth};
   std::vector<float> promptFloats;
   for (const ExactVector& v : prompt)
@@ -139,8 +146,9 @@ int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
 
   if (o.uaJob) {
     const UaJob job = makeUaJob(o);
-    out << "UA job: vec2vec n=2 m=1 multiplicative (exact compile, optimised, fp32), N=" << o.cells
-        << " (" << job.shape.steps - 1 << "-token prompt), " << o.grid << "x" << o.grid
+    out << "UA job: vec2vec n=2 m=1 multiplicative (exact compile, optimised, fp32"
+        << (o.fitted ? ", constants fitted" : "") << "), N=" << o.cells << " ("
+        << job.shape.steps - 1 << "-token prompt), " << o.grid << "x" << o.grid
         << " queries = " << job.shape.batch << " sequences\n";
     std::vector<float> cpu, gpuOut;
     const double cpuMs =
@@ -179,6 +187,7 @@ int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
         << "  vulkan vs cpu fp32: max |diff|/(1+|cpu|) = " << fmt("%.2e", agree) << "\n"
         << "  max |error| vs float64: cpu fp32 " << fmt("%.3g", cpuErr) << ", vulkan "
         << fmt("%.3g", gpuErr) << "\n";
+    j["ua_constants_fitted"] = o.fitted;
     j["ua_sequences"] = job.shape.batch;
     j["ua_tokens_per_sequence"] = job.shape.steps;
     j["ua_cpu_fp32_ms"] = cpuMs;

@@ -16,6 +16,9 @@ struct BenchVulkanOptions {
   int grid = 64;      // queries per side
   int cells = 32;     // N: prompt of N² tokens
   bool uaJob = true;  // --no-ua: kernels only
+  // --fitted: the UA job's program with its constants fitted for fp32 first
+  // (docs/precision.md; values in [-3, 3], t ≤ the prompt's length + 1).
+  bool fitted = false;
 };
 
 // Prints a table, then ONE JSON line of the figures. Throws lsrl::Error (VulkanUnavailable

@@ -39,6 +39,7 @@ int cmdBench(const Argv& argv, std::ostream& out) {
        {"backends", "LIST", "compile: float64,exact (default both)"},
        {"no-optimize", "", "compile: also compile without the size optimisations"},
        {"no-ua", "", "vulkan: kernels only, no UA heat-map job"},
+       {"fitted", "", "vulkan: the UA job with its constants fitted for fp32 (docs/precision.md)"},
        {"grid", "G", "vulkan: G x G queries in the UA job (default 64)"},
        {"channels", "D", "models: d_h (default 64)"},
        {"batch", "B", "models: sequences in the batched Vulkan figures (default 16)"},
@@ -74,6 +75,7 @@ int cmdBench(const Argv& argv, std::ostream& out) {
       options.repeats = parseIntValue(args->get("repeats"), "--repeats", 1, 1000);
     if (args->has("grid")) options.grid = parseIntValue(args->get("grid"), "--grid", 1, 1024);
     options.uaJob = !args->has("no-ua");
+    options.fitted = args->has("fitted");
     return benchVulkan(options, out);
   }
   if (which == "models") {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <QChartView>
+#include <QComboBox>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QGuiApplication>
@@ -14,6 +15,7 @@
 #include <QSvgRenderer>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
@@ -400,6 +402,27 @@ TEST(UaHeatmap, ExactModeGivesTheCellCentreExactly) {
   EXPECT_EQ(exact.maxErrorAtValidQueries(), 0.0);
 }
 
+// The compile run in fp32, as exported weights run: the paper's constants lose the cell
+// values, the constants fitted for fp32 (docs/precision.md) keep them within 1e-3.
+TEST(UaHeatmap, Fp32CompileIsWrongAsBuiltAndRightFitted) {
+  UaHeatmapRequest req;
+  req.N = 4;
+  req.grid = 16;   // queries (2i + 1)/32, never on a wall k/4
+  req.target = 3;  // the smooth random function, values in [-3, 3]
+  req.variant = Conditional::Direct;
+  req.run = UaRun::CompiledFp32;
+  const UaHeatmapResult asBuilt = computeUaHeatmap(req);
+  EXPECT_GT(asBuilt.maxErrorAtValidQueries(), 0.1);
+  for (Conditional variant : allConditionals()) {
+    req.variant = variant;
+    req.run = UaRun::FittedFp32;
+    req.exact = true;  // ignored: only the program runs exactly
+    const UaHeatmapResult fitted = computeUaHeatmap(req);
+    EXPECT_TRUE(fitted.exactModel.empty());
+    EXPECT_LE(fitted.maxErrorAtValidQueries(), 1e-3) << conditionalName(variant);
+  }
+}
+
 // Shows `view` at the size the screenshots use, with an N = 3 request on a grid×grid grid.
 UaHeatmapRequest showSmallRequest(UaHeatmapView& view, int grid, bool exact = false) {
   view.resize(1200, 520);
@@ -475,6 +498,28 @@ TEST(UaHeatmapView, ExactCheckboxRunsExactly) {
   EXPECT_TRUE(view.result()->request.exact);
   EXPECT_EQ(view.result()->exactModel.size(), 6u);
   EXPECT_EQ(view.result()->maxErrorAtValidQueries(), 0.0);
+}
+
+// The Run box, used with the keyboard: the fitted fp32 compile, and the exact box off.
+TEST(UaHeatmapView, RunBoxPicksTheFittedFp32Compile) {
+  UaHeatmapView view(nullptr, nullptr);
+  showSmallRequest(view, 8, /*exact=*/true);
+  QComboBox* box = nullptr;
+  for (QComboBox* c : view.findChildren<QComboBox*>())
+    if (c->count() == 3 && c->itemText(0) == QStringLiteral("program")) box = c;
+  ASSERT_NE(box, nullptr);
+  box->setFocus();
+  QTest::keyClick(box, Qt::Key_Down);
+  QTest::keyClick(box, Qt::Key_Down);
+  EXPECT_EQ(view.request().run, UaRun::FittedFp32);
+  EXPECT_FALSE(view.request().exact);
+  const QString shot =
+      QDir(test::screenshotDir()).filePath(QStringLiteral("plots_ua_heatmap_fp32_fitted.png"));
+  QString error;
+  ASSERT_TRUE(view.renderState(shot, &error)) << error.toStdString();
+  ASSERT_NE(view.result(), nullptr);
+  EXPECT_EQ(view.result()->request.run, UaRun::FittedFp32);
+  EXPECT_LE(view.result()->maxErrorAtValidQueries(), 1e-3);
 }
 
 TEST(NoisePlotView, PlotsTheCsvOnALogAxis) {

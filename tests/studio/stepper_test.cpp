@@ -2,6 +2,8 @@
 // float64 compile compared with the exact program to find where they first diverge.
 #include <gtest/gtest.h>
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
@@ -13,6 +15,7 @@
 #include "app/studio/editor/box_item.h"
 #include "app/studio/editor/graph_scene.h"
 #include "app/studio/stepper/divergence.h"
+#include "app/studio/stepper/engine_chooser.h"
 #include "app/studio/stepper/prompt_builder.h"
 #include "app/studio/stepper/stepper_run.h"
 #include "app/studio/stepper/stepper_view.h"
@@ -110,6 +113,68 @@ TEST(StepperRun, TargetRunsGiveOutputsOnly) {
   const Divergence d = firstDivergence(p, t);
   EXPECT_FALSE(d.found) << d.describe();
   EXPECT_EQ(d.compared, "outputs only");
+}
+
+// The compile in fp32, as exported weights run: with the paper's constants the answer is
+// lost (the divergence finder names the first step), with the constants fitted to the
+// tokens it is the exact program's.
+TEST(StepperRun, Fp32CompileDivergesAsBuiltAndNotFitted) {
+  const Graph program = tok2tokProgram();
+  const ExactSequence tokens = exampleInput().sequences.at(0);
+  const StepperRun exact = runEngine(program, EngineSpec::program(true), tokens);
+  const StepperRun asBuilt = runEngine(program, EngineSpec::compiledFp32(false), tokens);
+  EXPECT_EQ(asBuilt.spec.label(), "compiled fp32");
+  EXPECT_FALSE(asBuilt.hasNodeTrace());
+  EXPECT_TRUE(asBuilt.fittedTo.empty());
+  const Divergence lost = firstDivergence(exact, asBuilt, 1e-3);
+  EXPECT_TRUE(lost.found) << lost.describe();
+  EXPECT_EQ(lost.compared, "outputs only");
+  const StepperRun fitted = runEngine(program, EngineSpec::compiledFp32(true), tokens);
+  EXPECT_EQ(fitted.spec.label(), "compiled fp32, fitted");
+  EXPECT_NE(fitted.fittedTo.find("(whole numbers), t ≤ " + std::to_string(tokens.size())),
+            std::string::npos)
+      << fitted.fittedTo;
+  const Divergence kept = firstDivergence(exact, fitted, 1e-3);
+  EXPECT_FALSE(kept.found) << kept.describe();
+  // The fitted float64 compile traces every node, in program terms, like any other: its
+  // outputs are the program's; what differs is inside the sugar calls whose constants
+  // changed (a closed gate holds −λ' + t, not −10¹⁰ + t).
+  EngineSpec f64 = EngineSpec::compiled(false);
+  f64.fitted = true;
+  const StepperRun traced = runEngine(program, f64, tokens);
+  EXPECT_TRUE(traced.hasNodeTrace());
+  for (size_t t = 0; t < tokens.size(); ++t)
+    EXPECT_EQ(traced.floatOutputs[t], exact.floatOutputs[t]) << "step " << t;
+  const Divergence inside = firstDivergence(exact, traced);
+  if (inside.found) {
+    EXPECT_TRUE(inside.node.inProgramTerms) << inside.describe();
+    EXPECT_FALSE(inside.node.context.empty()) << inside.describe();
+  }
+}
+
+// The engine chooser, used with the mouse and the keyboard.
+TEST(EngineChooser, OffersFp32AndFittedConstants) {
+  EngineChooser chooser;
+  chooser.show();
+  auto boxes = chooser.findChildren<QComboBox*>();
+  QComboBox* mode = nullptr;
+  for (QComboBox* b : boxes)
+    if (b->count() == 5) mode = b;
+  ASSERT_NE(mode, nullptr);
+  QCheckBox* fit = nullptr;
+  for (QCheckBox* c : chooser.findChildren<QCheckBox*>())
+    if (c->text() == QStringLiteral("fit constants")) fit = c;
+  ASSERT_NE(fit, nullptr);
+  EXPECT_FALSE(fit->isEnabled());  // program runs have nothing to fit
+  mode->setFocus();
+  for (int i = 0; i < 4; ++i) QTest::keyClick(mode, Qt::Key_Down);
+  ASSERT_TRUE(fit->isEnabled());
+  QTest::mouseClick(fit, Qt::LeftButton, {}, QPoint(6, fit->height() / 2));
+  const EngineSpec s = chooser.spec();
+  EXPECT_EQ(s.label(), "compiled fp32, fitted");
+  EXPECT_TRUE(s.fp32 && s.fitted && !s.exact);
+  chooser.setSpec(EngineSpec::compiled(true));
+  EXPECT_EQ(chooser.spec(), EngineSpec::compiled(true));
 }
 
 // The point size the editor's box titles (13 px) have on screen in `view`.

@@ -4,6 +4,10 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/batch/cpu_runner.h"
+#include "core/batch/layer_program.h"
+#include "core/compile/compiler.h"
+#include "core/precision/fit_constants.h"
 #include "core/programs/vec2vec.h"
 #include "core/run/executor.h"
 #include "core/util/error.h"
@@ -45,6 +49,47 @@ double UaHeatmapResult::maxErrorAtValidQueries() const {
   return worst;
 }
 
+namespace {
+
+// The program compiled (exact, optimised), its constants fitted for fp32 first when
+// asked: the targets' values lie in [-3, 3], as do the query, widths and corners.
+batch::LayerProgram compiledLayers(const Graph& program, const UaHeatmapRequest& request,
+                                   int tokensPerQuery) {
+  Graph source = program;
+  if (request.run == UaRun::FittedFp32) {
+    const InputDomain domain{Exact(-3), Exact(3), std::nullopt, tokensPerQuery};
+    source = fitConstants(program, domain, Precision::Fp32).graph;
+  }
+  CompileOptions options;
+  options.recordHistory = false;
+  return batch::layerProgramFromPath(compile(source, options).path);
+}
+
+std::vector<double> lastOutputs(const std::vector<FloatSequence>& outputs) {
+  std::vector<double> last;
+  for (const FloatSequence& o : outputs) last.push_back(o.back()[0]);
+  return last;
+}
+
+// One row of queries (same length) on the fp32 CPU batch runner: each one's last output.
+std::vector<double> lastOutputsFp32(const batch::LayerProgram& layers,
+                                    const std::vector<FloatSequence>& inputs) {
+  std::vector<float> tokens;
+  for (const FloatSequence& s : inputs)
+    for (const auto& row : s)
+      for (double v : row) tokens.push_back(static_cast<float>(v));
+  const int T = static_cast<int>(inputs.front().size());
+  const batch::SeriesShape shape{static_cast<int>(inputs.size()), T, layers.inputWidth};
+  const std::vector<float> out = batch::runLayersCpu(layers, shape, tokens);
+  std::vector<double> last;
+  const auto w = static_cast<size_t>(layers.outputWidth);
+  for (size_t b = 0; b < inputs.size(); ++b)
+    last.push_back(out[(b * static_cast<size_t>(T) + static_cast<size_t>(T) - 1) * w]);
+  return last;
+}
+
+}  // namespace
+
 UaHeatmapResult computeUaHeatmap(const UaHeatmapRequest& request,
                                  const std::function<void(int, int)>& progress,
                                  const std::function<bool()>& cancelled) {
@@ -64,9 +109,11 @@ UaHeatmapResult computeUaHeatmap(const UaHeatmapRequest& request,
   params.n = n;
   params.m = m;
   params.conditional = request.variant;
+  const bool exact = request.exact && request.run == UaRun::Program;
   PlanOptions options;
-  options.exact = request.exact;  // float64 unless exact mode asks for the exact path
-  const auto plan = Plan::make(buildVec2vec(params), options);
+  options.exact = exact;  // float64 unless exact mode asks for the exact path
+  const Graph program = buildVec2vec(params);
+  const auto plan = Plan::make(program, options);
   // The prompt's values f(centre) are doubles taken exactly; the same function gives
   // the exact expected answer.
   const ExactTargetFunction exactF = [&f](const ExactVector& x) {
@@ -77,7 +124,7 @@ UaHeatmapResult computeUaHeatmap(const UaHeatmapRequest& request,
     return out;
   };
   const ExactSequence prompt = vec2vecPromptTokens(n, m, request.N, exactF);
-  const FloatSequence promptTokens = request.exact ? FloatSequence{} : floatTokens(prompt);
+  const FloatSequence promptTokens = exact ? FloatSequence{} : floatTokens(prompt);
 
   UaHeatmapResult r;
   r.request = request;
@@ -92,7 +139,9 @@ UaHeatmapResult computeUaHeatmap(const UaHeatmapRequest& request,
   r.target = grid();
   r.expected = grid();
   r.valid.assign(static_cast<size_t>(G), std::vector<bool>(static_cast<size_t>(G)));
-  if (request.exact) {
+  std::optional<batch::LayerProgram> layers;
+  if (request.run != UaRun::Program) layers = compiledLayers(program, request, r.tokensPerQuery);
+  if (exact) {
     r.exactModel.assign(static_cast<size_t>(G), std::vector<Exact>(static_cast<size_t>(G)));
     r.exactExpected = r.exactModel;
   }
@@ -103,7 +152,7 @@ UaHeatmapResult computeUaHeatmap(const UaHeatmapRequest& request,
   for (int j = 0; j < G; ++j) {
     if (cancelled && cancelled()) throw Cancelled("UA heat map cancelled");
     const auto J = static_cast<size_t>(j);
-    if (request.exact) {
+    if (exact) {
       std::vector<ExactSequence> inputs;
       for (int i = 0; i < G; ++i)
         inputs.push_back(vec2vecInput(ExactVector{exactCoord(i), exactCoord(j)}, m, prompt));
@@ -128,11 +177,12 @@ UaHeatmapResult computeUaHeatmap(const UaHeatmapRequest& request,
         tokens.insert(tokens.end(), promptTokens.begin(), promptTokens.end());
         inputs.push_back(std::move(tokens));
       }
-      const std::vector<FloatSequence> outputs = runBatch(plan, inputs, batch);
+      const std::vector<double> last =
+          layers ? lastOutputsFp32(*layers, inputs) : lastOutputs(runBatch(plan, inputs, batch));
       for (int i = 0; i < G; ++i) {
         const auto I = static_cast<size_t>(i);
         const std::vector<double> x = {r.coords[I], r.coords[J]};
-        r.model[J][I] = outputs[I].back()[0];
+        r.model[J][I] = last[I];
         r.target[J][I] = f(x)[0];
         r.expected[J][I] = vec2vecExpected(x, request.N, f)[0];
         r.valid[J][I] = queryIsValid(x, request.N, params.mu);

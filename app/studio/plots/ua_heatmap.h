@@ -1,8 +1,9 @@
 // The universal-approximation picture (paper Fig. 3), Qt-free: vec2vec with n = 2,
 // m = 1, prompted with a target function on an N x N grid of cells, run (float64, or
-// exactly in exact mode; batched) at a grid of queries. Away from the cell walls the output is the
-// target at the centre of the query's cell, so the model's picture is the target made piecewise
-// constant; the difference to the target shrinks as N grows.
+// exactly in exact mode; or compiled and run in fp32 on the CPU batch runner, with the
+// constants as built or fitted, docs/precision.md; batched) at a grid of queries. Away from the
+// cell walls the output is the target at the centre of the query's cell, so the model's picture is
+// the target made piecewise constant; the difference to the target shrinks as N grows.
 #pragma once
 
 #include <functional>
@@ -22,6 +23,10 @@ struct UaTarget {
 // The targets offered by the view (a few smooth functions of two variables).
 const std::vector<UaTarget>& uaTargets();
 
+// What runs: the program itself (float64, or exact), or its optimised compile in fp32
+// with the paper's constants or with the constants fitted for fp32.
+enum class UaRun { Program, CompiledFp32, FittedFp32 };
+
 struct UaHeatmapRequest {
   int N = 4;  // cells per axis in the prompt
   Conditional variant = Conditional::Direct;
@@ -30,7 +35,8 @@ struct UaHeatmapRequest {
   int threads = 0;  // runBatch threads; 0: hardware concurrency
   // Run the program exactly: rational query tokens (2i + 1)/(2·grid), the prompt's
   // f(centre) doubles converted exactly; outputs become doubles only for display.
-  bool exact = false;
+  bool exact = false;  // Program only
+  UaRun run = UaRun::Program;
   friend bool operator==(const UaHeatmapRequest&, const UaHeatmapRequest&) = default;
 };
 

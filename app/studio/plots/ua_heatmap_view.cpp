@@ -40,6 +40,14 @@ UaHeatmapView::UaHeatmapView(Document*, QWidget* parent)
   grid_ = new QSpinBox;
   grid_->setRange(2, 400);
   grid_->setToolTip(tr("Queries per axis"));
+  run_ = new QComboBox;
+  run_->addItems({tr("program"), tr("compiled, fp32: constants as built"),
+                  tr("compiled, fp32: constants fitted")});
+  run_->setToolTip(
+      tr("The program itself (float64, or exact), or its compile run in fp32 on the CPU batch "
+         "runner, as exported weights run in PyTorch or on a GPU: with the paper's constants, "
+         "or with the constants fitted for fp32 (lsrl compile --precision fp32, "
+         "docs/precision.md)"));
   exact_ = new QCheckBox(tr("exact"));
   exact_->setToolTip(
       tr("Run the program with exact arithmetic (rational queries); much slower than float64"));
@@ -73,6 +81,7 @@ UaHeatmapView::UaHeatmapView(Document*, QWidget* parent)
   auto* form2 = new QFormLayout;
   form2->addRow(tr("Target f(x, y)"), targetBox_);
   form2->addRow(tr("Query grid"), grid_);
+  form2->addRow(tr("Run"), run_);
   form2->addRow(QString(), exact_);
   controls->addLayout(form);
   controls->addLayout(form2);
@@ -97,6 +106,8 @@ UaHeatmapView::UaHeatmapView(Document*, QWidget* parent)
   layout->addWidget(status_);
   layout->addWidget(maps_, 1);
 
+  connect(run_, &QComboBox::currentIndexChanged, this,
+          [this](int index) { exact_->setEnabled(index == 0); });
   setRequest(UaHeatmapRequest{});
   connect(computeButton_, &QPushButton::clicked, this, &UaHeatmapView::start);
   connect(cancelButton_, &QPushButton::clicked, this, &UaHeatmapView::cancel);
@@ -120,6 +131,8 @@ void UaHeatmapView::setRequest(const UaHeatmapRequest& r) {
   targetBox_->setCurrentIndex(r.target);
   grid_->setValue(r.grid);
   exact_->setChecked(r.exact);
+  run_->setCurrentIndex(static_cast<int>(r.run));
+  exact_->setEnabled(r.run == UaRun::Program);
 }
 
 UaHeatmapRequest UaHeatmapView::request() const {
@@ -128,7 +141,8 @@ UaHeatmapRequest UaHeatmapView::request() const {
   r.variant = allConditionals()[static_cast<size_t>(std::max(0, variant_->currentIndex()))];
   r.target = targetBox_->currentIndex();
   r.grid = grid_->value();
-  r.exact = exact_->isChecked();
+  r.run = static_cast<UaRun>(std::max(0, run_->currentIndex()));
+  r.exact = r.run == UaRun::Program && exact_->isChecked();
   return r;
 }
 
@@ -211,8 +225,11 @@ void UaHeatmapView::showResult() {
   const QString variant = QString::fromUtf8(conditionalName(r.request.variant).data());
   const QString formula =
       QString::fromStdString(uaTargets()[static_cast<size_t>(r.request.target)].formula);
-  model_->setData(
-      base(tr("model output (N = %1, %2)").arg(r.request.N).arg(variant), r.model, range));
+  const QString run = r.request.run == UaRun::CompiledFp32 ? tr(", fp32 as built")
+                      : r.request.run == UaRun::FittedFp32 ? tr(", fp32 fitted")
+                                                           : QString();
+  model_->setData(base(tr("model output (N = %1, %2%3)").arg(r.request.N).arg(variant).arg(run),
+                       r.model, range));
   target_->setData(base(tr("target %1").arg(formula), r.target, range));
   difference_->setData(base(tr("difference (model − target)"), r.difference(), 0));
   double maxDiff = 0;
@@ -227,7 +244,10 @@ void UaHeatmapView::showResult() {
           .arg(r.seconds, 0, 'f', 2)
           .arg(maxDiff, 0, 'g', 3)
           .arg(r.maxErrorAtValidQueries(), 0, 'g', 3)
-          .arg(r.request.exact ? tr("exact") : tr("float64")));
+          .arg(r.request.run == UaRun::CompiledFp32 ? tr("compiled, fp32, constants as built")
+               : r.request.run == UaRun::FittedFp32 ? tr("compiled, fp32, constants fitted")
+               : r.request.exact                    ? tr("exact")
+                                                    : tr("float64")));
   exportButton_->setEnabled(true);
 }
 

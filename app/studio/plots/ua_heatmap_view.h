@@ -74,6 +74,7 @@ class UaHeatmapView : public QWidget {
   QComboBox* variant_;
   QComboBox* targetBox_;
   QSpinBox* grid_;
+  QComboBox* run_;
   QCheckBox* exact_;
   QPushButton* computeButton_;
   QPushButton* cancelButton_;

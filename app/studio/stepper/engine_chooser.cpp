@@ -8,13 +8,22 @@ namespace lsrl::studio {
 
 EngineChooser::EngineChooser(QWidget* parent) : QWidget(parent) {
   mode_ = new QComboBox(this);
-  mode_->addItems(
-      {tr("program exact"), tr("program float64"), tr("compiled exact"), tr("compiled float64")});
+  mode_->addItems({tr("program exact"), tr("program float64"), tr("compiled exact"),
+                   tr("compiled float64"), tr("compiled fp32")});
+  mode_->setItemData(4,
+                     tr("the compiled model in fp32 on the CPU batch runner (outputs only), "
+                        "as lsrl run --backend cpu32 and PyTorch run exported weights"),
+                     Qt::ToolTipRole);
   optimize_ = new QCheckBox(tr("optimise"), this);
   optimize_->setChecked(true);
   optimize_->setToolTip(
       tr("the compiler's exactness-preserving size optimisations; off is the "
          "paper's plain algorithm (slower)"));
+  fitted_ = new QCheckBox(tr("fit constants"), this);
+  fitted_->setToolTip(
+      tr("fit the program's step scales and conditionals' lambda to the tokens' domain first "
+         "(lsrl compile --precision; docs/precision.md): same answers there, right in "
+         "float64 and fp32"));
   target_ = new QComboBox(this);
   target_->addItem(tr("path graph (every node)"));
   for (Target t : allTargets())
@@ -25,12 +34,14 @@ EngineChooser::EngineChooser(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(mode_);
   layout->addWidget(optimize_);
+  layout->addWidget(fitted_);
   layout->addWidget(target_, 1);
   connect(mode_, &QComboBox::currentIndexChanged, this, [this] {
     updateEnabled();
     Q_EMIT changed();
   });
   connect(optimize_, &QCheckBox::toggled, this, &EngineChooser::changed);
+  connect(fitted_, &QCheckBox::toggled, this, &EngineChooser::changed);
   connect(target_, &QComboBox::currentIndexChanged, this, &EngineChooser::changed);
   updateEnabled();
 }
@@ -38,22 +49,29 @@ EngineChooser::EngineChooser(QWidget* parent) : QWidget(parent) {
 void EngineChooser::updateEnabled() {
   const bool compiled = mode_->currentIndex() >= 2;
   optimize_->setEnabled(compiled);
+  fitted_->setEnabled(compiled);
   target_->setEnabled(compiled);
 }
 
 EngineSpec EngineChooser::spec() const {
   EngineSpec s;
-  s.source = mode_->currentIndex() >= 2 ? RunSource::Compiled : RunSource::Program;
-  s.exact = mode_->currentIndex() % 2 == 0;
+  const int mode = mode_->currentIndex();
+  s.source = mode >= 2 ? RunSource::Compiled : RunSource::Program;
+  s.exact = mode == 0 || mode == 2;
+  s.fp32 = mode == 4;
   s.optimize = optimize_->isChecked();
+  s.fitted = s.source == RunSource::Compiled && fitted_->isChecked();
   if (s.source == RunSource::Compiled && target_->currentIndex() > 0)
     s.target = allTargets().at(static_cast<size_t>(target_->currentIndex() - 1));
   return s;
 }
 
 void EngineChooser::setSpec(const EngineSpec& s) {
-  mode_->setCurrentIndex((s.source == RunSource::Compiled ? 2 : 0) + (s.exact ? 0 : 1));
+  const bool compiled = s.source == RunSource::Compiled;
+  mode_->setCurrentIndex(compiled && s.fp32 && !s.exact ? 4
+                                                        : (compiled ? 2 : 0) + (s.exact ? 0 : 1));
   optimize_->setChecked(s.optimize);
+  fitted_->setChecked(s.fitted);
   int index = 0;
   if (s.target) {
     const auto& all = allTargets();

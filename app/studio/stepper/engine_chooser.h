@@ -1,5 +1,6 @@
-// Picks what the stepper runs: program or compiled model, exact or float64, the
-// compiler's optimisation, and the compiled model's form (the path graph, traced node by
+// Picks what the stepper runs: program or compiled model, exact, float64 or (compiled)
+// fp32, the compiler's optimisation, the constants as built or fitted to the tokens'
+// domain (docs/precision.md), and the compiled model's form (the path graph, traced node by
 // node, or a target architecture from core/arch/targets.h, outputs only).
 #pragma once
 
@@ -28,6 +29,7 @@ class EngineChooser : public QWidget {
 
   QComboBox* mode_;
   QCheckBox* optimize_;
+  QCheckBox* fitted_;
   QComboBox* target_;
 };
 

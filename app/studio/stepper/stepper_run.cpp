@@ -4,8 +4,12 @@
 #include <cstdio>
 #include <numeric>
 
+#include "core/batch/cpu_runner.h"
+#include "core/batch/layer_program.h"
+#include "core/batch/target_program.h"
 #include "core/compile/compiler.h"
 #include "core/compile/provenance.h"
+#include "core/precision/fit_constants.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {
@@ -73,6 +77,31 @@ void labelPath(const Graph& program, Backend backend, StepperRun& out) {
   }
 }
 
+// The compiled path, or the target built from it, on the fp32 CPU batch runner (one
+// sequence): its outputs, one row per token.
+std::vector<std::vector<double>> runFp32(const Graph& path, const std::optional<Target>& target,
+                                         const ExactSequence& tokens) {
+  batch::LayerProgram layers;
+  if (target) {
+    TargetOptions options;
+    options.shift.horizon = std::max(1, static_cast<int>(tokens.size()));
+    layers = batch::layerProgramFromTarget(buildTarget(path, *target, options).floatModel());
+  } else {
+    layers = batch::layerProgramFromPath(path);
+  }
+  std::vector<float> input;
+  for (const ExactVector& row : tokens)
+    for (const Exact& x : row) input.push_back(static_cast<float>(x.toDouble()));
+  const batch::SeriesShape shape{1, static_cast<int>(tokens.size()), layers.inputWidth};
+  const std::vector<float> out = batch::runLayersCpu(layers, shape, input);
+  std::vector<std::vector<double>> rows;
+  const auto w = static_cast<size_t>(layers.outputWidth);
+  for (size_t t = 0; t < tokens.size(); ++t)
+    rows.emplace_back(out.begin() + static_cast<std::ptrdiff_t>(t * w),
+                      out.begin() + static_cast<std::ptrdiff_t>((t + 1) * w));
+  return rows;
+}
+
 std::string formatOne(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", x);
@@ -83,8 +112,9 @@ std::string formatOne(double x) {
 
 std::string EngineSpec::label() const {
   std::string s = source == RunSource::Program ? "program " : "compiled ";
-  s += exact ? "exact" : "float64";
+  s += exact ? "exact" : source == RunSource::Compiled && fp32 ? "fp32" : "float64";
   if (source == RunSource::Compiled) {
+    if (fitted) s += ", fitted";
     if (!optimize) s += " (no optimise)";
     if (target) s += " \u2192 " + std::string(targetName(*target));
   }
@@ -213,6 +243,13 @@ StepperRun runEngine(const Graph& program, const EngineSpec& spec, const ExactSe
     out.graph = program;
   } else {
     const auto start = std::chrono::steady_clock::now();
+    Graph source = program;
+    if (spec.fitted) {
+      const InputDomain domain = domainOf({tokens});
+      out.fittedTo = domain.describe();
+      source =
+          fitConstants(program, domain, spec.fp32 ? Precision::Fp32 : Precision::Float64).graph;
+    }
     CompileOptions options;
     options.backend = spec.exact ? Backend::Exact : Backend::Float64;
     options.recordHistory = false;
@@ -221,11 +258,11 @@ StepperRun runEngine(const Graph& program, const EngineSpec& spec, const ExactSe
       if (progress.report) progress.report(0, 0, "compiling: " + std::to_string(steps) + " steps");
       return progress.cancel == nullptr || !progress.cancel->load();
     };
-    out.graph = compile(program, options).path;
+    out.graph = compile(source, options).path;
     out.compileSeconds = secondsSince(start);
     if (progress.report) progress.report(0, 0, "labelling the path with program values");
     const auto labelStart = std::chrono::steady_clock::now();
-    labelPath(program, options.backend, out);
+    labelPath(source, options.backend, out);
     out.labelSeconds = secondsSince(labelStart);
   }
   checkCancel(progress);
@@ -233,7 +270,9 @@ StepperRun runEngine(const Graph& program, const EngineSpec& spec, const ExactSe
   const auto start = std::chrono::steady_clock::now();
   PlanOptions plan;
   plan.allowHugeSparse = spec.source == RunSource::Compiled;
-  if (!spec.target) {
+  if (spec.source == RunSource::Compiled && spec.fp32 && !spec.exact) {
+    out.floatOutputs = runFp32(out.graph, spec.target, tokens);
+  } else if (!spec.target) {
     if (spec.exact) {
       plan.exact = true;
       plan.extraConductor = tokenConductor(tokens);

@@ -32,14 +32,25 @@ struct EngineSpec {
   // Compiled only: nullopt runs the compiled path graph (every node traced); a target
   // architecture is built from the path and run for its outputs only.
   std::optional<Target> target;
+  // Compiled, not exact: run in fp32 on the CPU batch runner (core/batch; outputs only)
+  // instead of float64.
+  bool fp32 = false;
+  // Compiled only: the program's constants fitted first (docs/precision.md) for the run's
+  // arithmetic, on the domain of the stepper's tokens (their box, whole numbers when they
+  // all are, their length).
+  bool fitted = false;
 
   static EngineSpec program(bool exact) { return {RunSource::Program, exact, true, std::nullopt}; }
   static EngineSpec compiled(bool exact, bool optimize = true,
                              std::optional<Target> target = std::nullopt) {
     return {RunSource::Compiled, exact, optimize, target};
   }
+  static EngineSpec compiledFp32(bool fitted, std::optional<Target> target = std::nullopt) {
+    return {RunSource::Compiled, false, true, target, true, fitted};
+  }
 
-  // "program exact", "compiled float64 (no optimise)", "compiled exact → lstm".
+  // "program exact", "compiled float64 (no optimise)", "compiled exact → lstm",
+  // "compiled fp32, fitted".
   std::string label() const;
   friend bool operator==(const EngineSpec&, const EngineSpec&) = default;
 };
@@ -55,6 +66,7 @@ struct StepperRun {
   double compileSeconds = 0;
   double runSeconds = 0;
   double labelSeconds = 0;  // compiled runs: tracePathProvenance
+  std::string fittedTo;     // fitted runs: the domain ("inputs in [0, 9] ..., t ≤ 33")
   // Compiled runs: the program, and what each path component carries in its terms
   // (core/compile/provenance.h): a label per component ("query[1]"; empty where unknown)
   // and, per program node, the path node and component holding each of its components

@@ -150,6 +150,9 @@ QWidget* StepperView::buildRunPanel() {
   progress_ = new QProgressBar(panel);
   progress_->setMaximumWidth(200);
   runStatus_ = new QLabel(panel);
+  // Long summaries (a fitted compile names its domain) must not widen the window: the
+  // label takes the room there is, and the whole text is its tooltip.
+  runStatus_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   backButton_ = new QPushButton(tr("◀ Step back"), panel);
   forwardButton_ = new QPushButton(tr("Step forward ▶"), panel);
   slider_ = new QSlider(Qt::Horizontal, panel);
@@ -416,7 +419,13 @@ void StepperView::onRunFinished() {
     summary += tr(", compiled in %1 s").arg(runA_->compileSeconds, 0, 'f', 2);
   summary += tr(", ran in %1 s").arg(runA_->runSeconds, 0, 'f', 3);
   if (runB_) summary += tr("; %1 too").arg(qs(runB_->spec.label()));
+  // A fitted compile is exact only on the domain it was fitted to: say which.
+  const std::string fittedTo = !runA_->fittedTo.empty() ? runA_->fittedTo
+                               : runB_                  ? runB_->fittedTo
+                                                        : std::string();
+  if (!fittedTo.empty()) summary += tr("; constants fitted to %1").arg(qs(fittedTo));
   runStatus_->setText(summary);
+  runStatus_->setToolTip(summary);
   watch_->headerItem()->setText(1, tr("A: %1").arg(qs(runA_->spec.label())));
   watch_->headerItem()->setText(2, runB_ ? tr("B: %1").arg(qs(runB_->spec.label())) : QString());
   if (divergence_) {
