@@ -60,15 +60,6 @@ NfModel<Exact> splitPositivity(const NfModel<Exact>& model) {
 
 namespace lsrl {
 
-Exact powerOfTwoAtLeast(const Exact& v) {
-  if (v.sign() <= 0) throw Error("powerOfTwoAtLeast: value must be positive");
-  Exact p(1);
-  const Exact two(2);
-  while (p < v) p *= two;
-  while (p / two >= v) p /= two;
-  return p;
-}
-
 ShiftResult shiftPositivity(const NfModel<Exact>& model, const ShiftOptions& options) {
   model.validate();
   if (options.horizon < 1) throw Error("positivity shift: the horizon T must be at least 1");

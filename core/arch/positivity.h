@@ -36,7 +36,4 @@ struct ShiftResult {
 
 ShiftResult shiftPositivity(const NfModel<Exact>& model, const ShiftOptions& options);
 
-// The smallest power of two (2^k, k any integer) that is >= v; v > 0.
-Exact powerOfTwoAtLeast(const Exact& v);
-
 }  // namespace lsrl

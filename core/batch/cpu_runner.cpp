@@ -209,4 +209,31 @@ std::vector<float> runLayersCpu(const LayerProgram& program, const SeriesShape& 
   return out;
 }
 
+std::vector<std::vector<std::vector<double>>> runSequencesCpu(
+    const LayerProgram& program, const std::vector<std::vector<std::vector<double>>>& sequences) {
+  if (sequences.empty()) return {};
+  const size_t steps = sequences.front().size();
+  std::vector<float> tokens;
+  for (size_t b = 0; b < sequences.size(); ++b) {
+    if (sequences[b].size() != steps)
+      throw Error("runSequencesCpu: sequence " + std::to_string(b) + " has " +
+                  std::to_string(sequences[b].size()) + " tokens, the first " +
+                  std::to_string(steps) + " (one batch needs one length)");
+    for (const auto& row : sequences[b])
+      for (double v : row) tokens.push_back(static_cast<float>(v));
+  }
+  const SeriesShape shape{static_cast<int>(sequences.size()), static_cast<int>(steps),
+                          program.inputWidth};
+  const std::vector<float> out = runLayersCpu(program, shape, tokens);
+  const auto w = static_cast<size_t>(program.outputWidth);
+  std::vector<std::vector<std::vector<double>>> rows(sequences.size());
+  for (size_t b = 0; b < sequences.size(); ++b) {
+    for (size_t t = 0; t < steps; ++t) {
+      const auto first = out.begin() + static_cast<std::ptrdiff_t>((b * steps + t) * w);
+      rows[b].emplace_back(first, first + static_cast<std::ptrdiff_t>(w));
+    }
+  }
+  return rows;
+}
+
 }  // namespace lsrl::batch

@@ -29,4 +29,10 @@ std::vector<float> runLayersCpu(const LayerProgram& program, const SeriesShape& 
                                 std::span<const float> tokens, const CpuRunOptions& options = {},
                                 std::vector<std::vector<float>>* layerOutputs = nullptr);
 
+// Sequences of one length given as doubles: rounded to fp32, run by runLayersCpu, the
+// outputs back as doubles, [sequence][step][output]. Throws lsrl::Error when the lengths
+// differ.
+std::vector<std::vector<std::vector<double>>> runSequencesCpu(
+    const LayerProgram& program, const std::vector<std::vector<std::vector<double>>>& sequences);
+
 }  // namespace lsrl::batch

@@ -18,9 +18,7 @@ class Recorded {
       : g_(g), function_(function), params_(params), nodeFor_(nodeFor) {}
 
   const std::string& text(const std::string& key) const {
-    for (const auto& [name, value] : params_) {
-      if (name == key) return value;
-    }
+    if (const std::string* value = findParam(params_, key)) return *value;
     throw Error(function_ + ": the group records no parameter '" + key + "'");
   }
   Var node(const std::string& key) const {
@@ -119,6 +117,13 @@ Var replaySugar(Graph& g, const std::string& fn, const SugarParams& params,
     return f_modulo_counter(r.node("dummy_input"), r.integer("divisor"), r.scalar("scale"));
   if (fn == "f_relu_identity") return f_relu_identity(r.node("x"));
   throw Error("no sugar function called '" + fn + "' to rebuild");
+}
+
+const std::string* findParam(const SugarParams& params, const std::string& key) {
+  for (const auto& [name, value] : params) {
+    if (name == key) return &value;
+  }
+  return nullptr;
 }
 
 SugarParams withParams(SugarParams params, const std::map<std::string, std::string>& changed) {

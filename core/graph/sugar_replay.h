@@ -22,6 +22,9 @@ using SugarParams = std::vector<std::pair<std::string, std::string>>;
 Var replaySugar(Graph& g, const std::string& function, const SugarParams& params,
                 const std::function<Var(NodeId)>& nodeFor);
 
+// The value recorded under `key`, or null.
+const std::string* findParam(const SugarParams& params, const std::string& key);
+
 // `params` with the values in `changed` substituted (keys must exist).
 SugarParams withParams(SugarParams params, const std::map<std::string, std::string>& changed);
 

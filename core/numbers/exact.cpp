@@ -743,4 +743,13 @@ std::strong_ordering operator<=>(const Exact& a, const Exact& b) {
                : (s > 0 ? std::strong_ordering::greater : std::strong_ordering::equal);
 }
 
+Exact powerOfTwoAtLeast(const Exact& v) {
+  if (v.sign() <= 0) throw Error("powerOfTwoAtLeast: value must be positive");
+  Exact p(1);
+  const Exact two(2);
+  while (p < v) p *= two;
+  while (p / two >= v) p /= two;
+  return p;
+}
+
 }  // namespace lsrl

@@ -149,6 +149,10 @@ struct ExactThreadScope {
   ~ExactThreadScope() { releaseThreadExactCaches(); }
 };
 
+// The smallest power of two (2^k, k any integer) that is >= v; v > 0. Throws lsrl::Error
+// otherwise.
+Exact powerOfTwoAtLeast(const Exact& v);
+
 // The smallest conductor N (multiple of 4) whose field holds the constants that a
 // scalar text uses (cos/sin of rational multiples of pi, square roots).
 long long conductorForCosPi(long long p, long long q);

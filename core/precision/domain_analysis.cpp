@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/graph/node_reference.h"
+#include "core/graph/sugar_replay.h"
 #include "core/util/error.h"
 
 namespace lsrl {
@@ -207,10 +208,7 @@ class Analyser {
   }
 
   const std::string* param(const Group& gr, const std::string& key) const {
-    for (const auto& [name, value] : gr.params) {
-      if (name == key) return &value;
-    }
-    return nullptr;
+    return findParam(gr.params, key);
   }
 
   // A node operand's ranges, a constant broadcast to `width`, or none ("none", absent,

@@ -13,13 +13,10 @@ namespace lsrl {
 
 namespace {
 
-// The least power of two ≥ x (x > 0), down to 2⁻³⁰.
-Exact powerOfTwoAtLeast(const Exact& x) {
-  Exact p(1);
-  while (p < x) p *= Exact(2);
-  const Exact floor = Exact::rational(1, 1 << 30);
-  while (p / Exact(2) >= x && p > floor) p /= Exact(2);
-  return p;
+// The least power of two ≥ x, but not below 2⁻³⁰ (a need of 0: a step whose input never
+// exceeds 0, a gate of zeros).
+Exact fittedPowerOfTwo(const Exact& x) {
+  return powerOfTwoAtLeast(std::max(x, Exact::rational(1, 1 << 30)));
 }
 
 // What a sugar call builds from `params`, in a scratch graph whose Input nodes stand
@@ -68,17 +65,29 @@ std::vector<GroupId> callGroups(const Graph& g, GroupId top) {
   return ids;
 }
 
+std::vector<NodeId> sortedNodes(const Group& gr) {
+  std::vector<NodeId> nodes = gr.nodes;
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
+// Each scratch node's counterpart in the program: placeholders their operands, the call's
+// nodes the group's, in creation order (`old`: sortedNodes, of the same size).
+std::map<NodeId, NodeId> programIds(const Rebuilt& r, const std::vector<NodeId>& old) {
+  std::map<NodeId, NodeId> id = r.operandOf;
+  for (size_t i = 0; i < old.size(); ++i) id[r.nodes[i]] = old[i];
+  return id;
+}
+
 // Checks that `r` has the shape of the group's nodes (same ops, widths and wiring) and,
 // with `sameAsBuilt`, the same values; returns the reason when it does not.
 std::optional<std::string> mismatch(const Graph& g, const Group& gr, const Rebuilt& r,
                                     bool sameAsBuilt) {
-  std::vector<NodeId> old = gr.nodes;
-  std::sort(old.begin(), old.end());
+  const std::vector<NodeId> old = sortedNodes(gr);
   if (old.size() != r.nodes.size())
     return "it has " + std::to_string(old.size()) + " nodes where " + gr.function + " builds " +
            std::to_string(r.nodes.size());
-  std::map<NodeId, NodeId> oldOf = r.operandOf;
-  for (size_t i = 0; i < old.size(); ++i) oldOf[r.nodes[i]] = old[i];
+  const std::map<NodeId, NodeId> oldOf = programIds(r, old);
   for (size_t i = 0; i < old.size(); ++i) {
     const Node& a = g.node(old[i]);
     const Node& b = r.scratch.node(r.nodes[i]);
@@ -106,8 +115,11 @@ std::optional<std::string> rebuildInPlace(Graph& g, GroupId top, const SugarPara
   }
   const Rebuilt r = rebuild(g, gr, params);
   if (auto why = mismatch(g, gr, r, false)) return why;
-  std::vector<NodeId> old = gr.nodes;
-  std::sort(old.begin(), old.end());
+  const std::vector<GroupId> ours = callGroups(g, top);
+  const std::vector<Group>& theirs = r.scratch.groups();
+  if (ours.size() != theirs.size()) return "its nested calls differ from what it builds";
+  // Every check has passed: only now is the program changed.
+  const std::vector<NodeId> old = sortedNodes(gr);
   for (size_t i = 0; i < old.size(); ++i) {
     Node& a = g.mutableNode(old[i]);
     const Node& b = r.scratch.node(r.nodes[i]);
@@ -117,12 +129,8 @@ std::optional<std::string> rebuildInPlace(Graph& g, GroupId top, const SugarPara
     a.init = b.init;
     a.bias = b.bias;
   }
-  const std::vector<GroupId> ours = callGroups(g, top);
-  const std::vector<Group>& theirs = r.scratch.groups();
-  if (ours.size() != theirs.size()) return "its nested calls differ from what it builds";
   // The scratch's parameters name scratch nodes: renamed to the program's.
-  std::map<NodeId, NodeId> programId = r.operandOf;
-  for (size_t i = 0; i < old.size(); ++i) programId[r.nodes[i]] = old[i];
+  const std::map<NodeId, NodeId> programId = programIds(r, old);
   for (size_t i = 0; i < ours.size(); ++i) {
     SugarParams params = theirs[i].params;
     for (auto& [key, value] : params) {
@@ -137,7 +145,6 @@ struct Choice {
   std::optional<Exact> least;  // none: some site is assumed
   std::string why;
   Exact value;
-  GroupId group = kNoGroup;
   std::string label;
   bool mixed = false;  // nested calls with different values: left as built
 };
@@ -179,7 +186,6 @@ ConstantFit fitConstants(const Graph& g, const InputDomain& domain, Precision pr
     if (fresh) {
       c.least = s.least;
       c.why = s.why;
-      c.group = s.topGroup;
       c.value = s.value;
       c.label = s.gateNode == kNoNode ? groupLabel(g, s.topGroup) : s.label;
       continue;
@@ -206,7 +212,7 @@ ConstantFit fitConstants(const Graph& g, const InputDomain& domain, Precision pr
     if (!c.least) {
       // A step assumed to saturate may only get steeper: its outputs stay those of the
       // program wherever the program's own steps saturate.
-      if (param == "scale" && !c.mixed) to = powerOfTwoAtLeast(c.value);
+      if (param == "scale" && !c.mixed) to = fittedPowerOfTwo(c.value);
     } else if (c.value < *c.least) {
       fit.kept.push_back(c.label + " " + param + " = " + c.value.toString() + " is below the " +
                          c.least->toString() + " its contract needs on this domain (" + c.why +
@@ -215,8 +221,8 @@ ConstantFit fitConstants(const Graph& g, const InputDomain& domain, Precision pr
     } else {
       // Twice the need where that fits: a closed gate then has a margin of λ/2, a
       // step's input stays at least half its distance from the ramp.
-      const Exact guarded = powerOfTwoAtLeast(Exact(2) * *c.least);
-      const Exact bare = powerOfTwoAtLeast(*c.least);
+      const Exact guarded = fittedPowerOfTwo(Exact(2) * *c.least);
+      const Exact bare = fittedPowerOfTwo(*c.least);
       to = guarded <= c.value ? guarded : bare <= c.value ? bare : c.value;
     }
     if (to == c.value) continue;

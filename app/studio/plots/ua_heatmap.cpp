@@ -71,23 +71,6 @@ std::vector<double> lastOutputs(const std::vector<FloatSequence>& outputs) {
   return last;
 }
 
-// One row of queries (same length) on the fp32 CPU batch runner: each one's last output.
-std::vector<double> lastOutputsFp32(const batch::LayerProgram& layers,
-                                    const std::vector<FloatSequence>& inputs) {
-  std::vector<float> tokens;
-  for (const FloatSequence& s : inputs)
-    for (const auto& row : s)
-      for (double v : row) tokens.push_back(static_cast<float>(v));
-  const int T = static_cast<int>(inputs.front().size());
-  const batch::SeriesShape shape{static_cast<int>(inputs.size()), T, layers.inputWidth};
-  const std::vector<float> out = batch::runLayersCpu(layers, shape, tokens);
-  std::vector<double> last;
-  const auto w = static_cast<size_t>(layers.outputWidth);
-  for (size_t b = 0; b < inputs.size(); ++b)
-    last.push_back(out[(b * static_cast<size_t>(T) + static_cast<size_t>(T) - 1) * w]);
-  return last;
-}
-
 }  // namespace
 
 UaHeatmapResult computeUaHeatmap(const UaHeatmapRequest& request,
@@ -177,8 +160,9 @@ UaHeatmapResult computeUaHeatmap(const UaHeatmapRequest& request,
         tokens.insert(tokens.end(), promptTokens.begin(), promptTokens.end());
         inputs.push_back(std::move(tokens));
       }
-      const std::vector<double> last =
-          layers ? lastOutputsFp32(*layers, inputs) : lastOutputs(runBatch(plan, inputs, batch));
+      // The compile on the fp32 CPU batch runner, or the program in float64.
+      const std::vector<double> last = lastOutputs(layers ? batch::runSequencesCpu(*layers, inputs)
+                                                          : runBatch(plan, inputs, batch));
       for (int i = 0; i < G; ++i) {
         const auto I = static_cast<size_t>(i);
         const std::vector<double> x = {r.coords[I], r.coords[J]};

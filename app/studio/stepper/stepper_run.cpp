@@ -89,17 +89,7 @@ std::vector<std::vector<double>> runFp32(const Graph& path, const std::optional<
   } else {
     layers = batch::layerProgramFromPath(path);
   }
-  std::vector<float> input;
-  for (const ExactVector& row : tokens)
-    for (const Exact& x : row) input.push_back(static_cast<float>(x.toDouble()));
-  const batch::SeriesShape shape{1, static_cast<int>(tokens.size()), layers.inputWidth};
-  const std::vector<float> out = batch::runLayersCpu(layers, shape, input);
-  std::vector<std::vector<double>> rows;
-  const auto w = static_cast<size_t>(layers.outputWidth);
-  for (size_t t = 0; t < tokens.size(); ++t)
-    rows.emplace_back(out.begin() + static_cast<std::ptrdiff_t>(t * w),
-                      out.begin() + static_cast<std::ptrdiff_t>((t + 1) * w));
-  return rows;
+  return batch::runSequencesCpu(layers, {floatTokens(tokens)}).front();
 }
 
 std::string formatOne(double x) {
