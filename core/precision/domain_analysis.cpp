@@ -1,6 +1,7 @@
 #include "core/precision/domain_analysis.h"
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <map>
 
@@ -69,8 +70,22 @@ ValueRange hull(const std::optional<ValueRange>& a, const ValueRange& b) {
   return a ? join(*a, b) : b;
 }
 
+// When the analysis gives up: exact numbers can grow with every step of a recurrence
+// (powers of 1/3), which no count of steps bounds.
+struct Deadline {
+  std::chrono::steady_clock::time_point end;
+  double seconds = 0;
+  void check(NodeId node, int t, int T) const {
+    if ((t & 63) == 0 && std::chrono::steady_clock::now() > end)
+      throw Error(nodeText(node) + ": bounding this LinState over " + std::to_string(T) +
+                  " steps took more than " + std::to_string(static_cast<int>(seconds)) +
+                  " s (stopped at step " + std::to_string(t) + "); declare a shorter horizon");
+  }
+};
+
 // s_t = a·s_{t-1} + u_t for one component, 1 ≤ t ≤ T.
-ValueRange scalarState(const Exact& a, const Exact& s0, const ValueRange& u, int T) {
+ValueRange scalarState(const Exact& a, const Exact& s0, const ValueRange& u, int T, NodeId node,
+                       const Deadline& deadline) {
   if (a.isZero()) return u;
   if (a.isOne()) {
     const Exact t(T);
@@ -87,6 +102,7 @@ ValueRange scalarState(const Exact& a, const Exact& s0, const ValueRange& u, int
   Exact hi = s0;
   std::optional<ValueRange> all;
   for (int t = 1; t <= T; ++t) {
+    deadline.check(node, t, T);
     const Exact p = a * lo;
     const Exact q = a * hi;
     lo = std::min(p, q) + u.lo;
@@ -102,15 +118,15 @@ ValueRange scalarState(const Exact& a, const Exact& s0, const ValueRange& u, int
 
 // Every value of s_t = A s_{t-1} + u_t, 1 ≤ t ≤ T, s_0 = init, u_t independent in `u`:
 // A^t s_0 + Σ_{k<t} A^k u, bounded per power (tight for independent inputs).
-Ranges stateRanges(const Node& n, const Ranges& u, int T) {
+Ranges stateRanges(const Node& n, const Ranges& u, int T, const Deadline& deadline) {
   const ExactMatrix& A = n.A;
   const int d = n.dim;
   ExactVector init = n.init.empty() ? ExactVector(static_cast<size_t>(d)) : n.init;
   Ranges out;
   if (isDiagonal(A)) {
     for (int i = 0; i < d; ++i)
-      out.push_back(
-          scalarState(A.at(i, i), init[static_cast<size_t>(i)], u[static_cast<size_t>(i)], T));
+      out.push_back(scalarState(A.at(i, i), init[static_cast<size_t>(i)], u[static_cast<size_t>(i)],
+                                T, n.id, deadline));
     return out;
   }
   if (static_cast<double>(d) * d * d * T > 1e7)
@@ -121,6 +137,7 @@ Ranges stateRanges(const Node& n, const Ranges& u, int T) {
   ExactMatrix power = ExactMatrix::identity(d);
   Ranges sum(static_cast<size_t>(d), ValueRange::point(Exact(0)));
   for (int t = 1; t <= T; ++t) {
+    deadline.check(n.id, t, T);
     const Ranges term = affineRows(power, u, {});  // A^{t-1} u
     for (int i = 0; i < d; ++i) {
       ValueRange& s = sum[static_cast<size_t>(i)];
@@ -143,7 +160,14 @@ Ranges stateRanges(const Node& n, const Ranges& u, int T) {
 
 class Analyser {
  public:
-  Analyser(const Graph& g, const InputDomain& d) : g_(g), domain_(d), successors_(g.successors()) {
+  Analyser(const Graph& g, const InputDomain& d, double seconds)
+      : g_(g),
+        domain_(d),
+        successors_(g.successors()),
+        deadline_{std::chrono::steady_clock::now() +
+                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                          std::chrono::duration<double>(seconds)),
+                  seconds} {
     result_.values.resize(g.nodeCount());
     for (const Group& gr : g.groups()) {
       if (!gr.removed && gr.output != kNoNode) endingAt_[gr.output].push_back(gr.id);
@@ -202,7 +226,7 @@ class Analyser {
         return out;
       }
       case Op::LinState:
-        return stateRanges(n, affineRows(n.B, of(n.inputs[0]), n.bias), domain_.horizon);
+        return stateRanges(n, affineRows(n.B, of(n.inputs[0]), n.bias), domain_.horizon, deadline_);
     }
     throw Error("unknown op");
   }
@@ -395,6 +419,7 @@ class Analyser {
   const Graph& g_;
   const InputDomain& domain_;
   const std::vector<std::vector<NodeId>> successors_;
+  const Deadline deadline_;
   DomainAnalysis result_;
   std::map<NodeId, std::vector<GroupId>> endingAt_;
 };
@@ -487,7 +512,7 @@ std::string groupLabel(const Graph& g, GroupId id) {
   return gr.function + " (" + nodeText(gr.output) + ")";
 }
 
-DomainAnalysis analyseDomain(const Graph& g, const InputDomain& domain) {
+DomainAnalysis analyseDomain(const Graph& g, const InputDomain& domain, double timeLimitSeconds) {
   if (domain.hi < domain.lo)
     throw Error("the input domain [" + domain.lo.toString() + ", " + domain.hi.toString() +
                 "] is empty");
@@ -495,7 +520,7 @@ DomainAnalysis analyseDomain(const Graph& g, const InputDomain& domain) {
     throw Error("the horizon must be at least 1, got " + std::to_string(domain.horizon));
   if (domain.grid && (*domain.grid <= 0 || !domain.lo.isRational()))
     throw Error("an input grid needs a positive step and a rational lower end");
-  return Analyser(g, domain).run();
+  return Analyser(g, domain, timeLimitSeconds).run();
 }
 
 }  // namespace lsrl

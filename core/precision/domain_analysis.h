@@ -74,7 +74,10 @@ std::optional<GatePattern> gateAt(const Graph& g, NodeId relu,
 
 // Throws lsrl::Error when a LinState is too large to bound in reasonable time (width³ ×
 // horizon over 10⁷ for a non-diagonal A) or the domain is empty.
-DomainAnalysis analyseDomain(const Graph& g, const InputDomain& domain);
+// It also throws when bounding the LinStates takes longer than `timeLimitSeconds` (exact
+// numbers can grow with every step of a recurrence), naming the node.
+DomainAnalysis analyseDomain(const Graph& g, const InputDomain& domain,
+                             double timeLimitSeconds = 10);
 
 // The group's function name and output node, e.g. "f_step (node 17)".
 std::string groupLabel(const Graph& g, GroupId id);

@@ -111,6 +111,27 @@ TEST(DomainAnalysis, ModuloCountersNeedTheirRotationGap) {
   EXPECT_EQ(a.values[static_cast<size_t>(m.id())][0].describe(), "[0, 5] on Z");
 }
 
+// A recurrence whose exact powers grow with every step (1/3, 1/9, ...) is not bounded
+// forever: the analysis gives up after its time limit, naming the LinState.
+TEST(DomainAnalysis, GivesUpOnARecurrenceThatTakesTooLong) {
+  Graph g;
+  const Var x = Input(g, 1);
+  const ExactMatrix A = ExactMatrix::fromDense({{Exact::rational(1, 3), Exact::rational(1, 7)},
+                                                {Exact::rational(2, 5), Exact::rational(1, 11)}},
+                                               2);
+  const Var s = LinState(x, A, ExactMatrix::filled(2, 1, Exact(1)), {Exact(0), Exact(0)});
+  g.setOutput(s.id());
+  try {
+    analyseDomain(g, tokens(1'000'000), 0.2);
+    FAIL() << "expected the time limit";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("node " + std::to_string(s.id()) + ": bounding this"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(analyseDomain(g, tokens(20), 0.2));
+}
+
 TEST(DomainAnalysis, RefusesEmptyDomainsAndBadGrids) {
   Graph g;
   g.setOutput(Input(g, 1).id());
