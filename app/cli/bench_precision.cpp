@@ -12,6 +12,7 @@
 #include "app/cli/fp32_backends.h"
 #include "core/batch/layer_program.h"
 #include "core/compile/compiler.h"
+#include "core/precision/certificate.h"
 #include "core/precision/fit_constants.h"
 #include "core/programs/program_registry.h"
 #include "core/programs/prompts.h"
@@ -150,6 +151,21 @@ nlohmann::ordered_json runRow(const Workload& w, const std::string& compileName,
     program = std::move(fit.graph);
   }
   row["constants_fitted"] = changes;
+  // The margin certificate of what is compiled, in both formats (a worst case: "no" is not
+  // a wrong answer, docs/precision.md).
+  std::string certified;
+  for (const Precision format : {Precision::Float64, Precision::Fp32}) {
+    const std::string key = "certified_" + std::string(precisionName(format));
+    try {
+      const bool safe =
+          certifyPrecision(program, analyseDomain(program, w.domain), w.domain, format).safe;
+      row[key] = safe;
+      certified += safe ? " yes" : " no";
+    } catch (const Error&) {
+      row[key] = nullptr;
+      certified += " n/a";
+    }
+  }
   CompileOptions copts;
   copts.backend = Backend::Exact;
   const CompileResult compiled = compile(program, copts);
@@ -197,7 +213,7 @@ nlohmann::ordered_json runRow(const Workload& w, const std::string& compileName,
   out << line;
   if (o.vulkan) out << "  " << vulkanText;
   out << "   max err f64 " << row["float64_max_error"].get<double>() << ", fp32 "
-      << row["fp32_max_error"].get<double>() << "\n";
+      << row["fp32_max_error"].get<double>() << "; certified f64/fp32" << certified << "\n";
   out.flush();
   return row;
 }

@@ -129,6 +129,8 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
       ConstantFit fit = fitConstants(program, *precision.domain, precision.precision);
       precisionRecord = constantFitJson(fit, *precision.domain, precision.precision);
       precisionRecord["fitted_hash"] = graphHash(fit.graph);
+      precisionRecord["certificate"] =
+          certificateRecord(fit.graph, *precision.domain, precision.precision);
       program = std::move(fit.graph);
     } catch (const Error& e) {
       // Asked for: an error. By default: the compile goes on with the constants as built.
@@ -204,6 +206,7 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
   if (precision.fits()) {
     line["constants_fitted"] = precisionRecord["changes"].size();
     line["exact_on"] = precisionRecord["exact_on"];
+    line["certificate"] = precisionRecord["certificate"]["summary"];
   }
   line["steps"] = result.stepCount;
   line["rule_counts"] = result.ruleCounts;

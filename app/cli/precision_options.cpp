@@ -1,6 +1,7 @@
 #include "app/cli/precision_options.h"
 
 #include "app/cli/target_options.h"
+#include "core/precision/certificate.h"
 #include "core/util/error.h"
 
 namespace lsrl::cli {
@@ -113,6 +114,16 @@ nlohmann::json declaredDomainJson(const Exact& lo, const Exact& hi,
   j["grid"] = grid ? nlohmann::json(grid->toString()) : nlohmann::json();
   j["horizon"] = horizon;
   return j;
+}
+
+nlohmann::json certificateRecord(const Graph& fitted, const InputDomain& domain,
+                                 Precision precision) {
+  try {
+    return certificateJson(
+        certifyPrecision(fitted, analyseDomain(fitted, domain), domain, precision));
+  } catch (const Error& e) {
+    return {{"summary", std::string("not computed: ") + e.what()}};
+  }
 }
 
 }  // namespace lsrl::cli

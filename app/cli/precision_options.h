@@ -29,6 +29,11 @@ std::vector<OptionSpec> precisionOptionSpecs();  // --precision, --input-grid
 // Throws lsrl::Error naming what is missing or malformed.
 PrecisionRequest precisionRequest(const Args& args, const nlohmann::json& programMetadata);
 
+// The margin certificate of a fitted program (core/precision/certificate.h) as its metadata
+// record; {"summary": "not computed: …"} when the analysis gives up (too big, too long).
+nlohmann::json certificateRecord(const Graph& fitted, const InputDomain& domain,
+                                 Precision precision);
+
 // The metadata "domain" of a program file, as lsrl program writes it.
 nlohmann::json declaredDomainJson(const Exact& lo, const Exact& hi,
                                   const std::optional<Exact>& grid, int horizon);

@@ -37,7 +37,9 @@ struct ConstantChange {
 struct ConstantFit {
   Graph graph;
   std::vector<ConstantChange> changes;
-  std::vector<std::string> kept;         // constants left as built, and why
+  std::vector<std::string> kept;  // constants left as built, and why
+  // Constructs rebuilt another way (fp32: rotation counters, exact_counter.h).
+  std::vector<std::string> rewritten;
   std::vector<std::string> assumptions;  // steps assumed, not proved, to saturate
 };
 

@@ -66,6 +66,13 @@ TEST_F(PrecisionCli, Fp32WeightsAnswerRightOnTheFp32Runner) {
   const json record = readJson("t.model.json")["metadata"]["compiled"]["precision"];
   EXPECT_EQ(record["precision"], "fp32");
   EXPECT_TRUE(record["assumes"].empty());
+  // The certificate is a worst case: where it is not certified it names what failed.
+  const json& certificate = record["certificate"];
+  EXPECT_EQ(certificate["format"], "fp32");
+  EXPECT_EQ(json::parse(c.out)["certificate"], certificate["summary"]);
+  if (!certificate["safe"].get<bool>()) {
+    EXPECT_TRUE(certificate["failing"]["construct"].is_string());
+  }
   ASSERT_EQ(
       lsrl({"prompt", "tok2tok", "--random", "20", "--seed", "7", "-o", path("in.json")}).code, 0);
   expectAnswer({"run", path("t.model.json"), "--input", path("in.json"), "--backend", "cpu32"},
@@ -75,6 +82,20 @@ TEST_F(PrecisionCli, Fp32WeightsAnswerRightOnTheFp32Runner) {
   ASSERT_EQ(x.code, 0) << x.err;
   EXPECT_EQ(json::parse(x.out)["precision"], "exact");
   EXPECT_TRUE(readJson("x.json")["metadata"]["compiled"]["precision"].is_null());
+}
+
+TEST_F(PrecisionCli, ACompileExactInFp32IsCertified) {
+  ASSERT_EQ(lsrl({"program", "more_ones", "-o", path("m.json")}).code, 0);
+  const Result c = lsrl({"compile", path("m.json"), "--precision", "fp32", "--horizon", "160", "-o",
+                         path("m.model.json")});
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(json::parse(c.out)["certificate"],
+            "certified in fp32 for inputs in [0, 1] (whole numbers), t ≤ 160: output error ≤ 0 "
+            "< 0.5 (half a grid step)");
+  const json certificate =
+      readJson("m.model.json")["metadata"]["compiled"]["precision"]["certificate"];
+  EXPECT_EQ(certificate["safe"], true);
+  EXPECT_EQ(certificate["output_error"], 0.0);
 }
 
 TEST_F(PrecisionCli, AMissingDomainIsNamed) {
@@ -121,8 +142,17 @@ TEST_F(PrecisionCli, BenchPrecisionFindsNoWrongAnswerInFittedWeights) {
     }
     EXPECT_EQ(row["float64_wrong"], 0) << what;
     EXPECT_EQ(row["fp32_wrong"], 0) << what;
+    // Fitted for a format, certified in it: tokens exactly (the fp32 compile counts with a
+    // shift register). vec2vec's registers of continuous values are certified in float64;
+    // in fp32 the worst-case bound (every step a write) exceeds a step's margin.
+    const std::string format = row["compile"].get<std::string>();
+    if (format == "float64" || row["case"].get<std::string>().rfind("vec2vec", 0) != 0) {
+      EXPECT_EQ(row["certified_" + format], true) << what;
+    }
   }
   EXPECT_GT(asBuiltWrong, 0) << "the constants as built go wrong in fp32 (what the pass fixes)";
+  EXPECT_EQ(result["rows"][0]["case"], "tok2tok L=3 direct");
+  EXPECT_EQ(result["rows"][0]["certified_fp32"], false);  // the paper's constants
 }
 
 }  // namespace

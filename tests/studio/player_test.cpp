@@ -163,6 +163,8 @@ TEST_F(PlayerTest, CompilesScrubsPlaysAndInspectsTok2tok) {
       view->inspector()->headerText().contains(QStringLiteral("#%1 LinState").arg(linState)));
   EXPECT_GT(view->inspector()->table()->rowCount(), 0);
   view->inspector()->fieldBox()->setCurrentIndex(view->inspector()->fieldBox()->findText("B"));
+  EXPECT_TRUE(view->inspector()->conditioningText().contains(QStringLiteral("widest row")))
+      << view->inspector()->conditioningText().toStdString();
   screenshot(*view, QStringLiteral("player_4_inspect_linstate"));
 
   // Play a few steps from the start (fast: no animation), then pause.

@@ -7,6 +7,7 @@
 #include <QVBoxLayout>
 
 #include "app/studio/editor/node_style.h"
+#include "app/studio/player/matrix_conditioning.h"
 
 namespace lsrl::studio {
 
@@ -22,6 +23,7 @@ NodeInspector::NodeInspector(QWidget* parent)
       header_(new QLabel(this)),
       field_(new QComboBox(this)),
       shape_(new QLabel(this)),
+      conditioning_(new QLabel(this)),
       table_(new QTableWidget(this)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
@@ -30,6 +32,12 @@ NodeInspector::NodeInspector(QWidget* parent)
   layout->addWidget(header_);
   layout->addWidget(field_);
   layout->addWidget(shape_);
+  conditioning_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  conditioning_->setWordWrap(true);
+  conditioning_->setToolTip(
+      tr("How this matrix fares in floating point: fp32 keeps 24 bits, so a row that adds "
+         "terms more than 2^24 apart loses the small ones (docs/precision.md)"));
+  layout->addWidget(conditioning_);
   layout->addWidget(table_, 1);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->horizontalHeader()->setDefaultSectionSize(56);
@@ -39,6 +47,8 @@ NodeInspector::NodeInspector(QWidget* parent)
 }
 
 QString NodeInspector::headerText() const { return header_->text(); }
+
+QString NodeInspector::conditioningText() const { return conditioning_->text(); }
 
 void NodeInspector::inspect(std::shared_ptr<const CompileHistory> history, NodeId id) {
   id_ = id;
@@ -81,6 +91,8 @@ void NodeInspector::showField() {
   table_->setRowCount(0);
   table_->setColumnCount(0);
   shape_->clear();
+  conditioning_->clear();
+  conditioning_->setVisible(false);
   if (!node_ || field_->currentIndex() < 0) return;
   const QString f = field_->currentText();
   const ExactMatrix* m = f == QLatin1String("A")   ? &node_->A
@@ -95,6 +107,10 @@ void NodeInspector::showField() {
   shape_->setText(
       m != nullptr ? tr("%1: %2 × %3 (%4 non-zero)").arg(f).arg(rows).arg(cols).arg(m->nonZeros())
                    : tr("%1: %2 entries").arg(f).arg(rows));
+  if (m != nullptr) {
+    conditioning_->setText(conditioningOf(*m).describe());
+    conditioning_->setVisible(true);
+  }
   table_->setRowCount(std::min(rows, kMaxShown));
   table_->setColumnCount(std::min(cols, kMaxShown));
   if (m != nullptr) {

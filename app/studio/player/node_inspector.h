@@ -1,5 +1,6 @@
 // The player's read-only node panel: a compiled node's op, width and name at the shown
-// step, and one of its matrices or vectors (A, B, b, init, bias) as a table. The
+// step, and one of its matrices or vectors (A, B, b, init, bias) as a table, with the
+// matrix's conditioning (matrix_conditioning.h). The
 // payload comes from CompileHistory::payload (a node's values never change while it
 // lives: a rewrite makes a new node).
 #pragma once
@@ -30,6 +31,7 @@ class NodeInspector : public QWidget {
   QString headerText() const;
   QTableWidget* table() const { return table_; }
   QComboBox* fieldBox() const { return field_; }
+  QString conditioningText() const;
 
  private:
   void showField();
@@ -42,6 +44,7 @@ class NodeInspector : public QWidget {
   QLabel* header_;
   QComboBox* field_;
   QLabel* shape_;
+  QLabel* conditioning_;
   QTableWidget* table_;
 };
 

@@ -206,6 +206,12 @@ TEST(DebranchScenario, PlaysZoomsInspectsExportsAndStepsTokensOfTok2tok) {
   click(vp, boxOnScreen(d, rewritten).center());
   EXPECT_TRUE(d->inspector()->headerText().startsWith(QStringLiteral("#%1 ").arg(rewritten)))
       << d->inspector()->headerText().toStdString();
+  // Its matrix's conditioning: how far apart its entries are, against fp32's 24 bits.
+  if (d->inspector()->fieldBox()->count() > 0) {
+    EXPECT_TRUE(d->inspector()->conditioningText().startsWith(QStringLiteral("dynamic range")) ||
+                d->inspector()->conditioningText() == QStringLiteral("all zero"))
+        << d->inspector()->conditioningText().toStdString();
+  }
   expectControlsInView(s, d, "after clicking a node");
   checkpoint(*s, QStringLiteral("debranch_flow_6_inspected"));
 
