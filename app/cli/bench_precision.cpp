@@ -144,27 +144,24 @@ nlohmann::ordered_json runRow(const Workload& w, const std::string& compileName,
   row["case"] = w.label;
   row["compile"] = compileName;
   int changes = 0;
+  DomainAnalysis analysis;
   if (compileName != "as_built") {
     ConstantFit fit = fitConstants(program, w.domain, parsePrecision(compileName));
     changes = static_cast<int>(fit.changes.size());
     row["assumes"] = fit.assumptions.size();
     program = std::move(fit.graph);
+    analysis = std::move(fit.analysis);
+  } else {
+    analysis = analyseDomain(program, w.domain);
   }
   row["constants_fitted"] = changes;
   // The margin certificate of what is compiled, in both formats (a worst case: "no" is not
   // a wrong answer, docs/precision.md).
   std::string certified;
   for (const Precision format : {Precision::Float64, Precision::Fp32}) {
-    const std::string key = "certified_" + std::string(precisionName(format));
-    try {
-      const bool safe =
-          certifyPrecision(program, analyseDomain(program, w.domain), w.domain, format).safe;
-      row[key] = safe;
-      certified += safe ? " yes" : " no";
-    } catch (const Error&) {
-      row[key] = nullptr;
-      certified += " n/a";
-    }
+    const bool safe = certifyPrecision(program, analysis, w.domain, format).safe;
+    row["certified_" + std::string(precisionName(format))] = safe;
+    certified += safe ? " yes" : " no";
   }
   CompileOptions copts;
   copts.backend = Backend::Exact;

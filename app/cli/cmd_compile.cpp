@@ -130,7 +130,7 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
       precisionRecord = constantFitJson(fit, *precision.domain, precision.precision);
       precisionRecord["fitted_hash"] = graphHash(fit.graph);
       precisionRecord["certificate"] =
-          certificateRecord(fit.graph, *precision.domain, precision.precision);
+          certificateRecord(fit, *precision.domain, precision.precision);
       program = std::move(fit.graph);
     } catch (const Error& e) {
       // Asked for: an error. By default: the compile goes on with the constants as built.

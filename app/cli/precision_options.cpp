@@ -116,14 +116,9 @@ nlohmann::json declaredDomainJson(const Exact& lo, const Exact& hi,
   return j;
 }
 
-nlohmann::json certificateRecord(const Graph& fitted, const InputDomain& domain,
+nlohmann::json certificateRecord(const ConstantFit& fit, const InputDomain& domain,
                                  Precision precision) {
-  try {
-    return certificateJson(
-        certifyPrecision(fitted, analyseDomain(fitted, domain), domain, precision));
-  } catch (const Error& e) {
-    return {{"summary", std::string("not computed: ") + e.what()}};
-  }
+  return certificateJson(certifyPrecision(fit.graph, fit.analysis, domain, precision));
 }
 
 }  // namespace lsrl::cli

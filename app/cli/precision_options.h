@@ -30,8 +30,8 @@ std::vector<OptionSpec> precisionOptionSpecs();  // --precision, --input-grid
 PrecisionRequest precisionRequest(const Args& args, const nlohmann::json& programMetadata);
 
 // The margin certificate of a fitted program (core/precision/certificate.h) as its metadata
-// record; {"summary": "not computed: …"} when the analysis gives up (too big, too long).
-nlohmann::json certificateRecord(const Graph& fitted, const InputDomain& domain,
+// record, from the analysis that proved the fit.
+nlohmann::json certificateRecord(const ConstantFit& fit, const InputDomain& domain,
                                  Precision precision);
 
 // The metadata "domain" of a program file, as lsrl program writes it.

@@ -8,6 +8,7 @@
 
 #include "core/graph/node_reference.h"
 #include "core/graph/sugar_replay.h"
+#include "core/precision/group_tree.h"
 #include "core/util/error.h"
 
 namespace lsrl {
@@ -53,17 +54,6 @@ int quantumOf(const ValueRange& r) {
 
 double magnitude(const ValueRange& r) { return r.maxAbs().toDouble(); }
 
-// The largest value ≤ 0, when the range has one.
-std::optional<Exact> largestNonPositive(const ValueRange& r) {
-  if (r.lo > Exact(0)) return std::nullopt;
-  if (r.hi <= Exact(0)) return r.hi;
-  if (!r.onGrid || r.step == 0) return std::nullopt;  // continuous across 0
-  mpz_class k;
-  const mpq_class ratio = -r.offset / r.step;
-  mpz_fdiv_q(k.get_mpz_t(), ratio.get_num_mpz_t(), ratio.get_den_mpz_t());
-  return Exact(mpq_class(r.offset + mpq_class(k) * r.step));
-}
-
 // One component of a node, as the compiled path would compute it.
 struct Component {
   double error = 0;  // bound on |computed − exact| propagated from earlier roundings
@@ -87,14 +77,11 @@ class Certifier {
         digits_(format == Precision::Fp32 ? 24 : 53),
         unit_(std::ldexp(1.0, -(format == Precision::Fp32 ? 24 : 53))),
         tolerance_(tolerance),
-        successors_(g.successors()) {
+        successors_(g.successors()),
+        endingAt_(groupsByOutput(g)) {
     cert_.format = format;
     cert_.domain = d.describe();
     comps_.resize(g.nodeCount());
-    for (const Group& gr : g.groups()) {
-      if (!gr.removed && gr.output != kNoNode) endingAt_[gr.output].push_back(gr.id);
-    }
-    for (auto& [node, ids] : endingAt_) std::sort(ids.rbegin(), ids.rend());  // innermost first
     for (const ConstantSite& s : a.sites) {
       if (s.least && s.group != kNoGroup) gateBound_[s.group] = s.least->toDouble();
       if (s.least && s.gateNode != kNoNode) gateBound_[~s.gateNode] = s.least->toDouble();
@@ -359,13 +346,6 @@ class Certifier {
     if (gr.function == "f_ifelse" || gr.function == "f_ifelse_step") return gate(gr);
   }
 
-  bool inCounter(const Group& gr) const {
-    for (GroupId p = gr.parent; p != kNoGroup; p = g_.groups()[static_cast<size_t>(p)].parent) {
-      if (g_.groups()[static_cast<size_t>(p)].function == "f_modulo_counter") return true;
-    }
-    return false;
-  }
-
   std::vector<NodeId> ownRelus(const Group& gr) const {
     std::vector<NodeId> out;
     for (NodeId id : gr.nodes) {
@@ -415,7 +395,7 @@ class Certifier {
   }
 
   void step(const Group& gr) {
-    if (inCounter(gr)) return;  // the counter's contract covers its steps
+    if (insideCallOf(g_, gr, "f_modulo_counter")) return;  // the counter's contract covers it
     const auto s = stepParts(gr);
     if (!s) return;
     const std::string label = groupLabel(g_, gr.id);
@@ -436,7 +416,7 @@ class Certifier {
         errors[i] = saturatedError(*s, i);
       }
       if (z.lo <= Exact(0)) {
-        const auto m = largestNonPositive(z);
+        const auto m = z.largestNonPositive();
         if (m && !m->isZero()) {
           keepWorst(worst, {label, lowError(*s, i), -m->toDouble()});
         } else if (m) {
@@ -460,9 +440,8 @@ class Certifier {
   void counter(const Group& gr) {
     const Group* inner = nullptr;
     for (const Group& other : g_.groups()) {
-      if (other.removed || other.function != "f_step") continue;
-      for (GroupId p = other.parent; p != kNoGroup; p = g_.groups()[static_cast<size_t>(p)].parent)
-        if (p == gr.id) inner = &other;
+      if (!other.removed && other.function == "f_step" && withinGroup(g_, other.id, gr.id))
+        inner = &other;
     }
     const std::string* divisor = findParam(gr.params, "divisor");
     if (!inner || !divisor) return;
@@ -476,7 +455,7 @@ class Certifier {
     double low = n >= 2 ? threshold - Exact::cosPi(2, n).toDouble() : high;
     const ValueRange& z = range(s->input, 0);
     const auto p = z.smallestPositive();
-    const auto m = largestNonPositive(z);
+    const auto m = z.largestNonPositive();
     if (p && m && !m->isZero()) {
       high = p->toDouble() - 1 / s->scale;
       low = -m->toDouble();
@@ -559,11 +538,8 @@ class Certifier {
     for (const Component& c : of(id)) {
       if (c.error < cert_.outputMargin) continue;
       const Node& n = g_.node(id);
-      GroupId top = n.group;
-      while (top != kNoGroup && g_.groups()[static_cast<size_t>(top)].parent != kNoGroup)
-        top = g_.groups()[static_cast<size_t>(top)].parent;
-      firstLarge_ = top != kNoGroup
-                        ? groupLabel(g_, top)
+      firstLarge_ = n.group != kNoGroup
+                        ? groupLabel(g_, outermostGroup(g_, n.group))
                         : std::string(opName(n.op)) + " (node " + std::to_string(id) + ")";
       return;
     }
@@ -576,8 +552,8 @@ class Certifier {
   const double unit_;
   const double tolerance_;
   const std::vector<std::vector<NodeId>> successors_;
+  const std::map<NodeId, std::vector<GroupId>> endingAt_;  // innermost first
   std::vector<Components> comps_;
-  std::map<NodeId, std::vector<GroupId>> endingAt_;
   std::map<long long, double> gateBound_;  // group id, or ~(gate node) for primitive gates
   std::optional<std::string> firstLarge_;
   Certificate cert_;

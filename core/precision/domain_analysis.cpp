@@ -7,6 +7,7 @@
 
 #include "core/graph/node_reference.h"
 #include "core/graph/sugar_replay.h"
+#include "core/precision/group_tree.h"
 #include "core/util/error.h"
 
 namespace lsrl {
@@ -164,15 +165,12 @@ class Analyser {
       : g_(g),
         domain_(d),
         successors_(g.successors()),
+        endingAt_(groupsByOutput(g)),
         deadline_{std::chrono::steady_clock::now() +
                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                           std::chrono::duration<double>(seconds)),
                   seconds} {
     result_.values.resize(g.nodeCount());
-    for (const Group& gr : g.groups()) {
-      if (!gr.removed && gr.output != kNoNode) endingAt_[gr.output].push_back(gr.id);
-    }
-    for (auto& [node, ids] : endingAt_) std::sort(ids.rbegin(), ids.rend());  // innermost first
   }
 
   DomainAnalysis run() {
@@ -258,26 +256,15 @@ class Analyser {
     return Exact::parse(*text);
   }
 
-  GroupId topOf(GroupId id) const {
-    while (g_.groups()[static_cast<size_t>(id)].parent != kNoGroup)
-      id = g_.groups()[static_cast<size_t>(id)].parent;
-    return id;
-  }
-
   // Inside an f_modulo_counter, whose own contract covers its steps.
-  bool covered(const Group& gr) const {
-    for (GroupId p = gr.parent; p != kNoGroup; p = g_.groups()[static_cast<size_t>(p)].parent) {
-      if (g_.groups()[static_cast<size_t>(p)].function == "f_modulo_counter") return true;
-    }
-    return false;
-  }
+  bool covered(const Group& gr) const { return insideCallOf(g_, gr, "f_modulo_counter"); }
 
   void addSite(const Group& gr, const std::string& key, std::optional<Exact> least,
                std::string why) {
     if (covered(gr)) return;
     ConstantSite s;
     s.group = gr.id;
-    s.topGroup = topOf(gr.id);
+    s.topGroup = outermostGroup(g_, gr.id);
     s.label = groupLabel(g_, gr.id);
     s.param = key;
     s.value = constant(gr, key);
@@ -419,9 +406,9 @@ class Analyser {
   const Graph& g_;
   const InputDomain& domain_;
   const std::vector<std::vector<NodeId>> successors_;
+  const std::map<NodeId, std::vector<GroupId>> endingAt_;  // innermost first
   const Deadline deadline_;
   DomainAnalysis result_;
-  std::map<NodeId, std::vector<GroupId>> endingAt_;
 };
 
 }  // namespace

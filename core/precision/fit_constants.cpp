@@ -145,7 +145,7 @@ ConstantFit fitConstants(const Graph& g, const InputDomain& domain, Precision pr
   for (const ConstantSite& s : before.sites) {
     if (s.least && s.value < *s.least) failedAsBuilt.insert({s.group, s.gateNode});
   }
-  const DomainAnalysis after = analyseDomain(fit.graph, domain);
+  DomainAnalysis after = analyseDomain(fit.graph, domain);
   for (const ConstantSite& s : after.sites) {
     if (s.least && s.value < *s.least && !failedAsBuilt.count({s.group, s.gateNode}))
       throw Error("internal error: after fitting, " + s.label + " " + s.param + " = " +
@@ -154,6 +154,7 @@ ConstantFit fitConstants(const Graph& g, const InputDomain& domain, Precision pr
   }
   if (after.assumptions.size() != before.assumptions.size())
     throw Error("internal error: fitting the constants changed what the analysis assumes");
+  fit.analysis = std::move(after);
   return fit;
 }
 

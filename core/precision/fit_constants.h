@@ -41,6 +41,7 @@ struct ConstantFit {
   // Constructs rebuilt another way (fp32: rotation counters, exact_counter.h).
   std::vector<std::string> rewritten;
   std::vector<std::string> assumptions;  // steps assumed, not proved, to saturate
+  DomainAnalysis analysis;  // of `graph` on the domain: the proof (and the certificate's input)
 };
 
 // Throws lsrl::Error when the result fails its own proof (a bug, never expected).

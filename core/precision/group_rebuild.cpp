@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/graph/node_reference.h"
+#include "core/precision/group_tree.h"
 #include "core/util/error.h"
 
 namespace lsrl {
@@ -49,9 +50,7 @@ bool sameValues(const Node& a, const Node& b) {
 std::vector<GroupId> callGroups(const Graph& g, GroupId top) {
   std::vector<GroupId> ids;
   for (const Group& gr : g.groups()) {
-    GroupId p = gr.id;
-    while (p != kNoGroup && p != top) p = g.groups()[static_cast<size_t>(p)].parent;
-    if (p == top && !gr.removed) ids.push_back(gr.id);
+    if (!gr.removed && withinGroup(g, gr.id, top)) ids.push_back(gr.id);
   }
   return ids;
 }

@@ -105,6 +105,14 @@ std::optional<Exact> ValueRange::smallestPositive() const {
   return Exact(offset + k * step);
 }
 
+std::optional<Exact> ValueRange::largestNonPositive() const {
+  if (lo > Exact(0)) return std::nullopt;
+  if (hi <= Exact(0)) return hi;
+  if (!onGrid || step == 0) return std::nullopt;  // continuous across 0
+  // The last grid point at or below 0.
+  return Exact(offset + mpq_class(floorOf(-offset / step)) * step);
+}
+
 std::string ValueRange::describe() const {
   if (isPoint()) return "{" + lo.toString() + "}";
   if (isBoolean()) return "{0, 1}";

@@ -33,6 +33,8 @@ struct ValueRange {
   // The smallest value > 0 (none when every value is ≤ 0). Without a grid, lo when lo > 0,
   // else none: a continuous range that reaches above 0 from ≤ 0 has no smallest one.
   std::optional<Exact> smallestPositive() const;
+  // The largest value ≤ 0 (none when every value is > 0, or a continuous range crosses 0).
+  std::optional<Exact> largestNonPositive() const;
   // "[0, 9] on Z", "{0, 1}", "{1/2}", "[-1, 1]".
   std::string describe() const;
 };

@@ -20,6 +20,8 @@ TEST(ValueRange, GridsFollowAffineMapsReluAndProducts) {
   ASSERT_TRUE(shifted.onGrid);
   EXPECT_EQ(shifted.step, 1);
   EXPECT_EQ(*shifted.smallestPositive(), Exact::rational(1, 2));
+  EXPECT_EQ(*shifted.largestNonPositive(), Exact::rational(-1, 2));
+  EXPECT_EQ(*kTokens.largestNonPositive(), Exact(0));
   EXPECT_EQ(shifted.describe(), "[-5/2, 13/2] on 1/2 + 1·Z");
   // 2·token + 3·token' is on Z (gcd 1), 2·token + 4·token' on 2Z.
   EXPECT_EQ(affine({{Exact(2), &kTokens}, {Exact(4), &kTokens}}, Exact(0)).step, 2);
@@ -34,6 +36,8 @@ TEST(ValueRange, GridsFollowAffineMapsReluAndProducts) {
   EXPECT_FALSE(mixed.onGrid);
   EXPECT_EQ(mixed.lo, Exact(-2));
   EXPECT_FALSE(mixed.smallestPositive());
+  EXPECT_FALSE(mixed.largestNonPositive());  // continuous across 0
+  EXPECT_FALSE(affine({{Exact(1), &kTokens}}, Exact(1)).largestNonPositive());  // all > 0
   // Products of {0, 1} and tokens stay on Z; the bounds are the corner products.
   const ValueRange bit = ValueRange::grid(Exact(0), Exact(1), 0, 1);
   EXPECT_TRUE(bit.isBoolean());
