@@ -181,7 +181,7 @@ def ua_tok2tok(L=3, conditional="direct", mu=1000, lam=10**10) -> ForEach:
     shift_matrix = np.eye(L + 1, k=1, dtype=np.int64)
     newest_last = np.zeros((L + 1, 1), dtype=np.int64)
     newest_last[L, 0] = 1
-    buffer = LinState(matching, A=shift_matrix, B=newest_last,
+    buffer = LinState(matching, A=Matrix(shift_matrix), B=Matrix(newest_last),
                       init_state=Matrix.zeros(L + 1, 1), name="buffer")
     buffer.always_positive = True
     buffer_sum = Linear(buffer, A=[[1] * L + [0]], b=Matrix.zeros(1, 1), name="buffer_sum")

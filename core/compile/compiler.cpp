@@ -42,8 +42,9 @@ CompileResult compileWith(const Graph& program, const CompileOptions& options,
   if (options.historySink != nullptr && options.recordHistory)
     streamHistory(g, *options.historySink);
   const auto t0 = std::chrono::steady_clock::now();
-  compiler::Driver<S> driver(g, {options.recordHistory, options.disabledRules, options.maxSteps,
-                                 options.stopAfterSteps, options.progress, options.optimize});
+  compiler::Driver<S> driver(
+      g, {options.recordHistory, options.disabledRules, options.maxSteps, options.stopAfterSteps,
+          options.progress, options.optimize, options.foldOnly});
   compiler::DriverOutcome outcome = driver.run();
   const auto t1 = std::chrono::steady_clock::now();
   result.seconds = std::chrono::duration<double>(t1 - t0).count();

@@ -46,6 +46,9 @@ struct CompileOptions {
   // rows/columns, identity layers), recorded as steps like the rules; off reproduces the
   // plain paper algorithm (`--no-optimize`).
   bool optimize = true;
+  // Only the fold rules, to their fixed point: no debranching and no size optimisation,
+  // so the result keeps the program's branches (the paper's ForEach.fold_same_type).
+  bool foldOnly = false;
   // Called every few hundred steps with the steps so far; returning false stops the
   // compile, which then throws lsrl::Cancelled (core/util/error.h). Runs on the compiling
   // thread: keep it cheap (e.g. check an atomic flag, print a line now and then).

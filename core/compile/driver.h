@@ -59,6 +59,7 @@ struct DriverOptions {
   long long stopAfterSteps = -1;
   std::function<bool(long long steps)> progress;  // see CompileOptions::progress
   bool optimize = true;                           // see CompileOptions::optimize
+  bool foldOnly = false;                          // see CompileOptions::foldOnly
 };
 
 // The name under which the size optimisation (optimize.h) is recorded.
@@ -147,6 +148,10 @@ class Driver {
   DriverOutcome run() {
     g_.touchAll();
     fold();
+    if (options_.foldOnly) {
+      outcome_.stopped = stopped() && g_.hasDirty();
+      return std::move(outcome_);
+    }
     compact();
     while (debranchOnce()) {
       fold();

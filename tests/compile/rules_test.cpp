@@ -279,6 +279,24 @@ TEST(Compiler, StopAfterStepsReturnsTheGraphSoFar) {
   expectSameExact(program, r.path, inputsFor(program));
 }
 
+TEST(Compiler, FoldOnlyFoldsAndKeepsTheBranches) {
+  // x branches into (2x)*3 + 1, two Linears that fold into one, and a ReLU.
+  Graph program = make([](Graph& g) {
+    Var x = Input(g, 2);
+    return Concat({(x * 2) * 3 + 1, ReLU(x)});
+  });
+  CompileOptions opt;
+  opt.foldOnly = true;
+  const CompileResult r = compile(program, opt);
+  EXPECT_FALSE(r.stopped);
+  EXPECT_FALSE(isPath(r.path));  // no debranching: x still feeds two nodes
+  EXPECT_EQ(r.debranchSteps, 0);
+  EXPECT_GT(r.ruleCounts.at("F1 fold Linear-Linear"), 0);
+  EXPECT_EQ(r.ruleCounts.count("O1 compact"), 0u);  // no size optimisation either
+  EXPECT_LT(r.nodesAfter, r.nodesBefore);
+  expectSameExact(program, r.path, inputsFor(program));
+}
+
 TEST(Compiler, PicksTheFirstBranchNodeInKahnOrder) {
   // y = 2x branches into two ReLUs; their sum branches later again.
   Graph program = make([](Graph& g) {

@@ -62,24 +62,24 @@ def param(group, key: str) -> str:
 
 def fractions(matrix) -> list:
     """An exact (SYMBOLIC) lsrl.Matrix of rational values as nested lists of Fractions,
-    read entry by entry (m[i, j] is an lsrl.Exact)."""
+    read entry by entry (m.at(i, j) is an lsrl.Exact)."""
     assert matrix.mode is lsrl.MatrixMode.SYMBOLIC, matrix.mode
-    return [[matrix[i, j].to_fraction() for j in range(matrix.cols)] for i in range(matrix.rows)]
+    return [[matrix.at(i, j).to_fraction() for j in range(matrix.cols)] for i in range(matrix.rows)]
 
 
 def exacts(matrix) -> list:
     """An exact (SYMBOLIC) lsrl.Matrix as nested lists of lsrl.Exact (irrationals too)."""
     assert matrix.mode is lsrl.MatrixMode.SYMBOLIC, matrix.mode
-    return [[matrix[i, j] for j in range(matrix.cols)] for i in range(matrix.rows)]
+    return [[matrix.at(i, j) for j in range(matrix.cols)] for i in range(matrix.rows)]
 
 
 # ---- running -------------------------------------------------------------------------
 
 
 def run_both(loop, x):
-    """The ForEach's output exactly (as Fractions) and in float64."""
-    exact = loop(x, backend="exact")
-    floats = loop(x, backend="float64")
+    """The ForEach's output exactly (as Fractions) and in float64, each a whole sequence."""
+    exact = loop.run(x, backend="exact")
+    floats = loop.run(x, backend="float64")
     assert exact.mode is lsrl.MatrixMode.SYMBOLIC
     assert floats.mode is lsrl.MatrixMode.NUMERIC
     return fractions(exact), floats.numpy()

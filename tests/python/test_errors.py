@@ -70,19 +70,19 @@ class BuilderErrors(unittest.TestCase):
         cases = [
             (lambda: Linear(x, Matrix.eye(3), None),
              "Linear node 1: A columns (input width of node 0) expected 5, got 3"),
-            (lambda: Linear(x, np.ones((2, 5)), [1, 2, 3]),
+            (lambda: Linear(x, Matrix.ones(2, 5), [1, 2, 3]),
              "Linear node 1: b length expected 2, got 3"),
-            (lambda: Linear(x, np.zeros((0, 5)), None),
+            (lambda: Linear(x, Matrix.zeros(0, 5), None),
              "Linear node 1: width 0 is outside 1..1048576"),
-            (lambda: LinState(x, np.zeros((2, 3)), np.zeros((2, 5)), None),
+            (lambda: LinState(x, Matrix.zeros(2, 3), Matrix.zeros(2, 5), None),
              "LinState node 1: A must be square: A columns expected 2, got 3"),
-            (lambda: LinState(x, np.zeros((2, 2)), np.zeros((1, 5)), None),
+            (lambda: LinState(x, Matrix.zeros(2, 2), Matrix.zeros(1, 5), None),
              "LinState node 1: B rows expected 2, got 1"),
-            (lambda: LinState(x, np.zeros((2, 2)), np.zeros((2, 4)), None),
+            (lambda: LinState(x, Matrix.zeros(2, 2), Matrix.zeros(2, 4), None),
              "LinState node 1: B columns (input width of node 0) expected 5, got 4"),
-            (lambda: LinState(x, np.zeros((2, 2)), np.zeros((2, 5)), [1, 2, 3]),
+            (lambda: LinState(x, Matrix.zeros(2, 2), Matrix.zeros(2, 5), [1, 2, 3]),
              "LinState node 1: init_state length expected 2, got 3"),
-            (lambda: LinState(x, np.zeros((2, 2)), np.zeros((2, 5)), None, bias=[1]),
+            (lambda: LinState(x, Matrix.zeros(2, 2), Matrix.zeros(2, 5), None, bias=[1]),
              "LinState node 1: bias length expected 2, got 1"),
             (lambda: Slice(x, 3, 3),
              "Slice node 1: range [3:3] is out of range for input node 0 of width 5 "
@@ -95,8 +95,16 @@ class BuilderErrors(unittest.TestCase):
             (lambda: Concat([]), "Concat needs at least one input, got none"),
             (lambda: Input(0), "Input node 0: width 0 is outside 1..1048576"),
             (lambda: Input(1 << 30), "Input node 0: width 1073741824 is outside 1..1048576"),
-            (lambda: Linear(x, np.ones((2, 5)), np.ones((2, 2))),
+            (lambda: Linear(x, Matrix.ones(2, 5), Matrix.ones(2, 2)),
              "Linear: b must be a column (rows x 1) or a 1-D array, got a 2x2 matrix"),
+            # numpy arrays are refused as the paper's package refuses them (the mode of their
+            # floats is stated by wrapping them in Matrix)
+            (lambda: Linear(x, np.ones((2, 5)), None),
+             "Linear: A is a numpy array; pass an lsrl.Matrix (Matrix(A)), as the paper's "
+             "Linear and LinState require"),
+            (lambda: LinState(x, Matrix.eye(2), Matrix.zeros(2, 5), np.zeros(2)),
+             "LinState: init_state is a numpy array; pass an lsrl.Matrix (Matrix(init_state)), "
+             "as the paper's Linear and LinState require"),
         ]
         for call, text in cases:
             with self.subTest(text=text):

@@ -6,7 +6,9 @@
   and sugar group, and the same groups. Both graphs are written as graph files (the
   Python one with save_json) and read here with the json module.
 - The examples give the right answers when run from Python (exact and float64).
-- simplify() from Python gives the model `lsrl compile` gives (exact and float64).
+- simplify(optimize=True) from Python gives the model `lsrl compile` gives (exact and
+  float64); the paper's algorithm, simplify()'s default, is checked against
+  `lsrl compile --no-optimize` in test_paper_listings.py.
 - `lsrl compile examples/X.py` (the CLI running the file in a subprocess) gives the
   model it gives for the built-in program.
 
@@ -153,7 +155,7 @@ class SameGraphAsBuiltin(CliTestCase):
 def run(program, tokens, mode):
     """Outputs (T x output width, floats) of the program on d x T tokens."""
     with matrix_mode(mode):
-        return np.asarray(program(tokens).numpy(), dtype=float).T
+        return np.asarray(program.run(tokens).numpy(), dtype=float).T
 
 
 MODES = (MatrixMode.SYMBOLIC, MatrixMode.NUMERIC)
@@ -262,7 +264,7 @@ class CompileAsTheCli(CliTestCase):
                                  "exact", "-o", model)
                     program = build_python(name, params)
                     with matrix_mode(mode):
-                        program.simplify()
+                        program.simplify(optimize=True)  # the CLI's default
                     py_file = self.path(f"c_{k}_{backend}_py.json")
                     program.save_json(py_file)
                     python, cpp = read_graph(py_file), read_graph(model)

@@ -109,14 +109,14 @@ class Calling(unittest.TestCase):
                     np.testing.assert_array_equal(loop(tokens, backend=backend).numpy(),
                                                   self.EXPECTED)
         # a 1-D array is one token
-        np.testing.assert_array_equal(loop(np.array([4, 5])).numpy(), [[4], [15]])
+        np.testing.assert_array_equal(loop.run(np.array([4, 5])).numpy(), [[4], [15]])
 
     def test_exact_tokens_stay_exact(self):
         loop = running_sum_and_triple()
         tokens = np.array([["1/3", "1/6"], ["sqrt(2)", 0]], dtype=object)
         out = loop(tokens, backend="exact")
-        self.assertEqual(out[0, 1], lsrl.Exact("1/2"))
-        self.assertEqual(out[1, 0], 3 * lsrl.Exact.sqrt(2))
+        self.assertEqual(out.at(0, 1), lsrl.Exact("1/2"))
+        self.assertEqual(out.at(1, 0), 3 * lsrl.Exact.sqrt(2))
 
     def test_output_and_input_nodes(self):
         x = Input(1)
@@ -266,8 +266,8 @@ class Compiling(unittest.TestCase):
 
     def test_stats_and_parameter_count(self):
         x = Input(2)
-        hidden = lsrl.Linear(x, np.ones((3, 2)), [1, 2, 3])  # 6 + 3
-        state = LinState(hidden, np.eye(3), np.eye(3), [0, 0, 0], bias=[1, 1, 1])  # 9 + 9 + 3
+        hidden = lsrl.Linear(x, Matrix.ones(3, 2), [1, 2, 3])  # 6 + 3
+        state = LinState(hidden, Matrix.eye(3), Matrix.eye(3), [0, 0, 0], bias=[1, 1, 1])  # 9 + 9 + 3
         loop = ForEach(lsrl.ReLU(state), verbose=False)
         self.assertEqual(loop.parameter_count, 30)
         stats = loop.stats()

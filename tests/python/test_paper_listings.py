@@ -125,7 +125,7 @@ class Fig1(unittest.TestCase):
         for bits in random_bit_strings(1):
             for backend in ("exact", "float64"):
                 with self.subTest(bits=bits, backend=backend):
-                    out = program(np.array([bits]), backend=backend).numpy()
+                    out = program.run(np.array([bits]), backend=backend).numpy()
                     self.assertEqual(out.shape, (1, len(bits)))
                     np.testing.assert_array_equal(out[0], majority(bits))
 
@@ -138,7 +138,7 @@ class Fig1(unittest.TestCase):
         self.assertEqual(states[0].dim, 2)
         for bits in random_bit_strings(2):
             with self.subTest(bits=bits):
-                np.testing.assert_array_equal(program(np.array([bits])).numpy()[0],
+                np.testing.assert_array_equal(program.run(np.array([bits])).numpy()[0],
                                               majority(bits))
 
 
@@ -152,7 +152,7 @@ class Lookup(unittest.TestCase):
         for tokens in random_lookups(3):
             for backend in ("exact", "float64"):
                 with self.subTest(tokens=tokens, backend=backend):
-                    out = program(np.array([tokens]), backend=backend).numpy()[0]
+                    out = program.run(np.array([tokens]), backend=backend).numpy()[0]
                     np.testing.assert_allclose(out, lookup_expected(tokens), atol=1e-9)
         # the last output is what the prompt helpers say is stored under the query
         dictionary = {(3,): (8,), (6,): (2,), (0,): (5,)}
@@ -166,7 +166,7 @@ class Lookup(unittest.TestCase):
         self.assertTrue(program.is_path())
         for tokens in random_lookups(4, count=5):
             with self.subTest(tokens=tokens):
-                np.testing.assert_array_equal(program(np.array([tokens])).numpy()[0],
+                np.testing.assert_array_equal(program.run(np.array([tokens])).numpy()[0],
                                               lookup_expected(tokens))
 
 
@@ -174,26 +174,31 @@ class CompileLikeTheCli(CliTestCase):
     def test_simplify_gives_the_cli_model(self):
         for name, build, cases in (("fig1", fig1_program, random_bit_strings(5, 4)),
                                    ("lookup", lookup_program, random_lookups(6, 4))):
-            with self.subTest(program=name):
-                program = build()
-                graph_file = self.path(f"{name}.json")
-                program.save_json(graph_file)
-                cli_model = self.path(f"{name}_cli_model.json")
-                self.run_cli("compile", graph_file, "--backend", "exact", "-o", cli_model)
-                program.simplify(backend="exact")
-                py_model = self.path(f"{name}_py_model.json")
-                program.save_json(py_model)
-                python, cpp = read_graph(py_model), read_graph(cli_model)
-                diff = graph_differences(python, cpp, keys=PATH_KEYS, groups=False)
-                self.assertEqual(diff, [], "\n".join(diff))
-                self.assertEqual([n["op"] for n in python["nodes"]],
-                                 [n.op for n in program.topological_sort()])
-                # the CLI's model, loaded in Python, answers as the program does
-                loaded = lsrl.ForEach.load_json(cli_model, verbose=False)
-                self.assertTrue(loaded.is_path())
-                for tokens in cases:
-                    x = np.array([tokens])
-                    self.assertTrue(loaded(x) == program(x))
+            for optimize, flags in ((True, []), (False, ["--no-optimize"])):
+                with self.subTest(program=name, optimize=optimize):
+                    # simplify() defaults to the paper's algorithm, the CLI to optimize
+                    program = build()
+                    graph_file = self.path(f"{name}.json")
+                    program.save_json(graph_file)
+                    cli_model = self.path(f"{name}_cli_model.json")
+                    self.run_cli("compile", graph_file, "--backend", "exact", *flags, "-o", cli_model)
+                    if optimize:
+                        program.simplify(backend="exact", optimize=True)
+                    else:
+                        program.simplify(backend="exact")
+                    py_model = self.path(f"{name}_py_model.json")
+                    program.save_json(py_model)
+                    python, cpp = read_graph(py_model), read_graph(cli_model)
+                    diff = graph_differences(python, cpp, keys=PATH_KEYS, groups=False)
+                    self.assertEqual(diff, [], "\n".join(diff))
+                    self.assertEqual([n["op"] for n in python["nodes"]],
+                                     [n.op for n in program.topological_sort()])
+                    # the CLI's model, loaded in Python, answers as the program does
+                    loaded = lsrl.ForEach.load_json(cli_model, verbose=False)
+                    self.assertTrue(loaded.is_path())
+                    for tokens in cases:
+                        x = np.array([tokens])
+                        self.assertTrue(loaded.run(x) == program.run(x))
 
     def test_compiling_the_saved_listing_twice_gives_one_model(self):
         """The graph file of a program compiles to the same model as the program itself,

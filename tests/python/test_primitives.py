@@ -70,7 +70,7 @@ class Lowering(unittest.TestCase):
         self.assertEqual(fractions((x + 10**30).b), [[10**30]])
         self.assertEqual(fractions((-x).A), [[-1]])
         self.assertEqual(fractions((1 + x).b), [[1]])
-        self.assertTrue((x * "sqrt(3)").A[0, 0] == lsrl.Exact("sqrt(3)"))
+        self.assertTrue((x * "sqrt(3)").A.at(0, 0) == lsrl.Exact("sqrt(3)"))
 
     def test_division_by_zero_is_an_error(self):
         x = Input(1)
@@ -179,7 +179,7 @@ class NodeAttributes(unittest.TestCase):
 
     def test_linear_attributes(self):
         x = Input(2, name="x")
-        y = Linear(x, [[1, "1/2"], [0, -1], [3, 0]], np.array([1, 0, -2]), name="mix")
+        y = Linear(x, [[1, "1/2"], [0, -1], [3, 0]], Matrix(np.array([1, 0, -2])), name="mix")
         self.assertIsInstance(y.A, Matrix)
         self.assertIs(y.A.mode, lsrl.MatrixMode.SYMBOLIC)
         self.assertEqual(fractions(y.A), [[1, Fraction(1, 2)], [0, -1], [3, 0]])
@@ -196,7 +196,7 @@ class NodeAttributes(unittest.TestCase):
     def test_matrices_of_every_form_store_the_same_values(self):
         x = Input(2)
         want = [[Fraction(1, 2), 0], [0, 3]]
-        for A in ([[0.5, 0], [0, 3]], np.array([[0.5, 0.0], [0.0, 3.0]]),
+        for A in ([[0.5, 0], [0, 3]], Matrix(np.array([[0.5, 0.0], [0.0, 3.0]])),
                   [["1/2", 0], [0, "3"]], Matrix([[Fraction(1, 2), 0], [0, 3]]),
                   Matrix(np.array([[0.5, 0], [0, 3]]), mode=lsrl.MatrixMode.NUMERIC)):
             with self.subTest(A=type(A).__name__):
@@ -381,15 +381,35 @@ def accumulator():
 
 
 class ForEachSemantics(unittest.TestCase):
-    def test_every_call_starts_from_reset(self):
+    def test_several_tokens_start_from_reset_one_token_continues(self):
         loop = accumulator()
         tokens = [[1], [2], [-4], [Fraction(1, 2)]]
         expected = [[11, 1], [13, 0], [9, 3], [Fraction(19, 2), Fraction(5, 2)]]
-        expect_outputs(self, loop, tokens, expected)
-        expect_outputs(self, loop, tokens, expected)  # the same again: no state carried
-        expect_outputs(self, loop, tokens[:2], expected[:2])
-        expect_outputs(self, loop, tokens[1:2], [[12, 0]])
-        loop.reset()  # the paper's call; nothing to do
+        columns = token_columns(tokens)
+        for backend in ("exact", "float64"):
+            with self.subTest(backend=backend):
+                for _ in range(2):  # the same again: a call of several tokens resets
+                    np.testing.assert_array_equal(loop(columns, backend=backend).numpy(),
+                                                  np.array(expected, dtype=float).T)
+                # one token at a time continues from the previous call, as in the paper
+                loop.reset()
+                steps = [loop(columns[:, t:t + 1], backend=backend).numpy()[:, 0]
+                         for t in range(len(tokens))]
+                np.testing.assert_array_equal(steps, np.array(expected, dtype=float))
+                # after a whole sequence, the next token continues it
+                loop(columns[:, :2], backend=backend)
+                np.testing.assert_array_equal(loop(columns[:, 2:3], backend=backend).numpy()[:, 0],
+                                              np.array(expected[2], dtype=float))
+                # run() always starts a new sequence, a one-token one too
+                second_then_third = loop.run(columns[:, 1:3], backend=backend).numpy()[:, 1]
+                np.testing.assert_array_equal(loop.run(columns[:, 1:2], backend=backend).numpy()[:, 0],
+                                              [12, 0])
+                # a failing call leaves the state as it was
+                with self.assertRaises(ValueError):
+                    loop(np.array([[1.0, 2.0]]).T, backend=backend)
+                np.testing.assert_array_equal(loop(columns[:, 2:3], backend=backend).numpy()[:, 0],
+                                              second_then_third)
+                loop.reset()
         expect_outputs(self, loop, tokens, expected)
 
     def test_float_runs_are_independent_too(self):

@@ -69,6 +69,11 @@ ExactMatrix fromTypedArray(const pyb::array& arr, Convert convert) {
 
 ExactMatrix fromNested(pyb::handle seq);
 
+bool isSympyValue(pyb::handle value) {
+  const pyb::object module = pyb::type::of(value).attr("__module__");
+  return pyb::isinstance<pyb::str>(module) && module.cast<std::string>().rfind("sympy.", 0) == 0;
+}
+
 ExactMatrix fromArray(pyb::array arr) {
   if (arr.ndim() == 0) return ExactMatrix::fromDense({{toExact(arr.attr("item")())}}, 1);
   if (arr.ndim() > 2) {
@@ -166,6 +171,11 @@ Exact toExact(pyb::handle value) {
   if (PyIndex_Check(p)) return fromInteger(pyb::reinterpret_steal<pyb::object>(PyNumber_Index(p)));
   if (p == Py_None || isSequence(value)) {
     throw Error("expected a number, got " + typeName(value));
+  }
+  // sympy numbers convert exactly, nested radicals and cos(pi/15) included, or not at all
+  // (pi is no exact number): lsrl/sympy_bridge.py.
+  if (isSympyValue(value)) {
+    return pyb::module_::import("lsrl.sympy_bridge").attr("from_sympy")(value).cast<Exact>();
   }
   // Other number types (Decimal, sympy numbers) print in the scalar grammar.
   const std::string text = pyb::str(value).cast<std::string>();

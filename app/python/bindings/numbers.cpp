@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "app/python/bindings/common.h"
@@ -69,6 +70,21 @@ ExactMatrix blockDiagonal(const std::vector<ExactMatrix>& blocks) {
     }
     rows += b.rows();
     cols += b.cols();
+  }
+  return ExactMatrix::fromEntries(rows, cols, std::move(e));
+}
+
+// A rows x cols matrix of (row, col, value) entries (the sympy bridge builds matrices so).
+ExactMatrix fromEntries(int rows, int cols, const std::vector<std::tuple<int, int, Exact>>& in) {
+  if (rows < 0 || cols < 0) throw Error("a matrix cannot have a negative size");
+  std::vector<ExactMatrix::Entry> e;
+  e.reserve(in.size());
+  for (const auto& [r, c, v] : in) {
+    if (r < 0 || r >= rows || c < 0 || c >= cols) {
+      throw Error("entry (" + std::to_string(r) + ", " + std::to_string(c) + ") is outside a " +
+                  std::to_string(rows) + "x" + std::to_string(cols) + " matrix");
+    }
+    e.push_back({r, c, v});
   }
   return ExactMatrix::fromEntries(rows, cols, std::move(e));
 }
@@ -194,6 +210,8 @@ void registerNumbers(pyb::module_& m) {
           },
           pyb::arg("rows"), pyb::arg("cols"), pyb::arg("value"))
       .def_static("zeros", [](int rows, int cols) { return ExactMatrix(rows, cols); })
+      .def_static("from_entries", &fromEntries, pyb::arg("rows"), pyb::arg("cols"),
+                  pyb::arg("entries"), "rows x cols with the (row, col, value) entries given")
       .def_static("selection", &ExactMatrix::selection, pyb::arg("start"), pyb::arg("end"),
                   pyb::arg("cols"))
       .def_static("hstack", &ExactMatrix::hstack)

@@ -180,12 +180,13 @@ struct Compiled {
 
 Compiled compileProgram(const std::shared_ptr<Graph>& g, NodeId output, const std::string& backend,
                         bool optimize, std::optional<long long> maxSteps, bool keepHistory,
-                        bool verbose) {
+                        bool verbose, bool foldOnly) {
   Graph program = *g;
   program.setOutput(output);
   CompileOptions options;
   options.backend = parseBackend(backend);
   options.optimize = optimize;
+  options.foldOnly = foldOnly;
   options.replayableHistory = keepHistory;
   if (maxSteps) options.stopAfterSteps = *maxSteps;
   long long nextLine = 1000;
@@ -389,7 +390,8 @@ void registerProgram(pyb::module_& m) {
           arg("step"), "(graph, output) after `step` steps (0: the program as compiled)");
 
   m.def("compile_program", &compileProgram, arg("graph"), arg("output"), arg("backend"),
-        arg("optimize"), arg("max_steps"), arg("keep_history"), arg("verbose"));
+        arg("optimize"), arg("max_steps"), arg("keep_history"), arg("verbose"),
+        arg("fold_only") = false);
   m.def("compile_rule_names", &compileRuleNames);
   m.def("time_cpp_runs", &timeCppRuns, arg("graph"), arg("output"), arg("tokens"), arg("backend"),
         arg("repeats"),

@@ -8,14 +8,21 @@ node twice (``loop.output``, ``topological_sort()``) gives equal objects.
 Every constructor and operator calls the C++ builder, so a Python program builds the
 same nodes, in the same order, as the C++ API; errors (wrong dimensions, ranges) are
 ValueErrors with the C++ message.
+
+As in the paper's package a node is also callable on values: ``node(x)`` computes that one
+node's ``forward`` in the global matrix mode (a LinState advances its own ``state``; its
+``reset()`` returns it to ``init_state``). Programs run through ``ForEach``, in C++.
 """
 
 from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from . import _lsrl
-from .matrix_tools import Matrix
+from .graph_view import ProgramGraph
+from .matrix_tools import Matrix, _is_sympy
 
 __all__ = [
     "Variable",
@@ -33,6 +40,31 @@ __all__ = [
 def _require_node(x, where: str, param: str = "input") -> None:
     if not isinstance(x, Variable):
         raise TypeError(f"{where}: {param} must be an lsrl node, got {type(x).__name__}")
+
+
+def _matrix_argument(value, where: str, param: str):
+    """A node's matrix parameter. numpy arrays are refused, as in the paper: wrapping them
+    in lsrl.Matrix states how their floats are read (NUMERIC or SYMBOLIC)."""
+    if isinstance(value, np.ndarray):
+        raise ValueError(f"{where}: {param} is a numpy array; pass an lsrl.Matrix (Matrix({param})), "
+                         "as the paper's Linear and LinState require")
+    return value
+
+
+def prepare_variable(x) -> Matrix:
+    """A value a node is called on, as a column Matrix of the global mode: Matrix, numpy
+    array (1-D is a column), nested list, sympy matrix or a scalar."""
+    if _is_sympy(x):
+        x = Matrix(x)
+    elif isinstance(x, (int, float)):
+        x = Matrix([[x]])
+    elif isinstance(x, (np.ndarray, list, tuple)):
+        x = Matrix(x)
+    if not isinstance(x, Matrix):
+        raise ValueError(f"Invalid input type {type(x)}")
+    if x.cols != 1:
+        raise ValueError(f"Expected a column vector but got shape {x.shape}")
+    return x
 
 
 class Variable(_lsrl.Node):
@@ -98,9 +130,33 @@ class Variable(_lsrl.Node):
     def size_str(self) -> str:
         return f"{self.input.dim}->{self.dim}" if self.input is not None else str(self.dim)
 
-    def topological_sort(self) -> list:
+    def topological_sort(self, recompute: bool = False) -> list:
         """This node and its ancestors in the project's order (Kahn, smallest id first)."""
+        del recompute  # a node's ancestors never change
         return [_wrap(self._graph, i) for i in _lsrl.topological_order(self._graph, self._id)]
+
+    def graph(self, recompute: bool = False) -> ProgramGraph:
+        """This node and its ancestors as a networkx-like graph (lsrl/graph_view.py)."""
+        return ProgramGraph(self.topological_sort(recompute))
+
+    # ---- computing one node on values ------------------------------------------------
+    def __call__(self, *args):
+        """This node's forward on values (one per input): a column Matrix of the global mode."""
+        return self.forward(*args)
+
+    def forward(self, x) -> Matrix:
+        raise NotImplementedError(f"{type(self).__name__} has no forward")
+
+    @staticmethod
+    def prepare_variable(x) -> Matrix:
+        return prepare_variable(x)
+
+    def _column(self, x, width: int) -> Matrix:
+        x = prepare_variable(x)
+        if x.rows != width:
+            raise ValueError(f"Input size mismatch: {type(self).__name__} {self.name!r} expected "
+                             f"({width}, 1) but got {x.shape}")
+        return x
 
     # ---- operators (lowered by the C++ operators, core/graph/builder.h) ------------------
     def __add__(self, other):
@@ -153,6 +209,9 @@ class Input(Variable):
         graph = _lsrl.Graph()
         _lsrl.Node.__init__(self, graph, graph.add_input(operator.index(dim), name))
 
+    def forward(self, x) -> Matrix:
+        return self._column(x, self.dim)
+
 
 class Linear(Variable):
     """``Linear(input, A, b, name="Linear")``: A @ x + b. A is rows x dim(input); b is a
@@ -163,7 +222,11 @@ class Linear(Variable):
 
     def __init__(self, input: Variable, A, b, name: str | None = None):
         _require_node(input, "Linear")
+        A, b = _matrix_argument(A, "Linear", "A"), _matrix_argument(b, "Linear", "b")
         _lsrl.Node.__init__(self, input._graph, _lsrl.add_linear(input, A, b, name))
+
+    def forward(self, x) -> Matrix:
+        return self.A @ self._column(x, self.input.dim) + self.b
 
     @property
     def A(self) -> Matrix:
@@ -208,6 +271,9 @@ class ReLU(Variable):
         _require_node(input, "ReLU")
         _lsrl.Node.__init__(self, input._graph, _lsrl.add_relu(input, name))
 
+    def forward(self, x) -> Matrix:
+        return self._column(x, self.dim).ReLU()
+
 
 class LinState(Variable):
     """``LinState(input, A, B, init_state, name="LinState", bias=None)``:
@@ -218,8 +284,26 @@ class LinState(Variable):
 
     def __init__(self, input: Variable, A, B, init_state, name: str | None = None, bias=None):
         _require_node(input, "LinState")
+        A, B = _matrix_argument(A, "LinState", "A"), _matrix_argument(B, "LinState", "B")
+        init_state = _matrix_argument(init_state, "LinState", "init_state")
+        bias = _matrix_argument(bias, "LinState", "bias")
         nid = _lsrl.add_linstate(input, A, B, init_state, bias, name)
         _lsrl.Node.__init__(self, input._graph, nid)
+
+    @property
+    def state(self) -> Matrix:
+        """The state of this node object's own calls (``node(x)``): init_state until called."""
+        if getattr(self, "_state", None) is None:
+            self._state = self.init_state
+        return self._state
+
+    def reset(self) -> None:
+        """Back to init_state (for calls of this node object)."""
+        self._state = None
+
+    def forward(self, x) -> Matrix:
+        self._state = self.A @ self.state + self.B @ self._column(x, self.input.dim) + self.bias
+        return self._state
 
     @property
     def A(self) -> Matrix:
@@ -261,6 +345,12 @@ class Concat(Variable):
     def input(self) -> list:
         return [_wrap(self._graph, i) for i in self._input_ids]
 
+    def forward(self, *args) -> Matrix:
+        inputs = self.input
+        if len(args) != len(inputs):
+            raise ValueError(f"Input size mismatch: Concat expected {len(inputs)} values but got {len(args)}")
+        return Matrix.vstack(*[self._column(a, i.dim) for a, i in zip(args, inputs)])
+
     @property
     def size_str(self) -> str:
         return f"({','.join(str(i.dim) for i in self.input)})->{self.dim}"
@@ -275,6 +365,10 @@ class Multiplicative(Variable):
     def __init__(self, input: Variable, name: str | None = None):
         _require_node(input, "Multiplicative")
         _lsrl.Node.__init__(self, input._graph, _lsrl.add_multi(input, name))
+
+    def forward(self, x) -> Matrix:
+        x = self._column(x, 2 * self.dim)
+        return Matrix.elementwise_multiplication(x[: self.dim, :], x[self.dim :, :])
 
 
 Multi = Multiplicative
@@ -301,3 +395,11 @@ def _wrap(graph, node_id: int) -> Variable:
 def _adopt(ref) -> Variable:
     """A node handle returned by the C++ side as its node object."""
     return _wrap(ref._graph, ref._id)
+
+
+def f_relu_identity(x: Variable) -> Variable:
+    """x as [I, -I] @ Concat([ReLU(x), ReLU(-x)]): the paper's package defines this sugar
+    here, beside the primitives; it is lsrl.sugar_blocks.f_relu_identity."""
+    from .sugar_blocks import f_relu_identity as sugar
+
+    return sugar(x)

@@ -7,6 +7,12 @@ SYMBOLIC runs exactly, NUMERIC in float64.
 
 Every value a program stores is exact whatever the mode: a NUMERIC matrix passed to a
 node is converted exactly (a float is its binary value, 0.5 -> 1/2).
+
+As in the paper's package, ``Matrix.matrix`` is a ``sympy.SparseMatrix`` in SYMBOLIC mode
+and a ``scipy.sparse`` matrix in NUMERIC mode, sympy numbers (``Rational``, ``sqrt(2)``,
+``cos(pi/15)``) mix with matrices exactly, and matrices of different modes do not mix.
+A SYMBOLIC matrix holding a value outside the exact numbers (``sympy.pi``) keeps it as
+sympy; such a matrix computes and prints, but a node refuses it (lsrl/sympy_bridge.py).
 """
 
 from __future__ import annotations
@@ -16,7 +22,6 @@ from enum import Enum
 from fractions import Fraction
 
 import numpy as np
-
 from . import _lsrl
 
 __all__ = [
@@ -82,6 +87,12 @@ def _float_array(value) -> np.ndarray:
     """A 2-D float64 array (1-D input is a column)."""
     if isinstance(value, _lsrl.ExactMatrix):
         return value.numpy()
+    if _is_sparse(value):
+        return np.asarray(value.toarray(), dtype=np.float64)
+    if _is_sympy_matrix(value):
+        return np.array(value.evalf(), dtype=np.float64)
+    if _is_sympy(value):
+        return np.array([[float(value)]])
     try:
         a = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
@@ -96,17 +107,76 @@ def _float_array(value) -> np.ndarray:
     return a
 
 
+def _sympy():
+    """sympy, imported on first use: most programs never meet it, and it is slow to import."""
+    import sympy
+
+    return sympy
+
+
+def _scipy_sparse():
+    import scipy.sparse
+
+    return scipy.sparse
+
+
+def _bridge():
+    from . import sympy_bridge
+
+    return sympy_bridge
+
+
+def _is_sympy(value) -> bool:
+    """A sympy object (checked by module, so that sympy need not be imported to say no)."""
+    return type(value).__module__.startswith("sympy.")
+
+
+def _is_sympy_matrix(value) -> bool:
+    return _is_sympy(value) and isinstance(value, _sympy().MatrixBase)
+
+
+def _is_sparse(value) -> bool:
+    return type(value).__module__.startswith("scipy.sparse")
+
+
 def _is_scalar(value) -> bool:
-    return isinstance(value, (int, float, Fraction, str, _lsrl.Exact, np.number, np.bool_))
+    return isinstance(value, (int, float, Fraction, str, _lsrl.Exact, np.number, np.bool_)) or (
+        _is_sympy(value) and not _is_sympy_matrix(value))
+
+
+def _exact_or_sympy(value):
+    """The SYMBOLIC storage of `value`: an ExactMatrix, or a sympy.SparseMatrix when an
+    entry is a sympy value outside the exact numbers (such as pi)."""
+    if _is_sparse(value):
+        value = value.toarray()
+    if _is_sympy(value) and not _is_sympy_matrix(value):
+        value = _sympy().Matrix([[value]])
+    if isinstance(value, (list, tuple)) and _holds_sympy(value):
+        value = _sympy().Matrix(value)
+    if _is_sympy_matrix(value):
+        if value.rows == 0 or value.cols == 0:
+            raise ValueError(f"Matrix must have at least one row and one column, got {value.shape}")
+        try:
+            return _lsrl.ExactMatrix.from_entries(
+                value.rows, value.cols, [(i, j, _bridge().from_sympy(v)) for (i, j), v in value.todok().items()])
+        except _bridge().NotExact:
+            return _sympy().SparseMatrix(value)
+    return _lsrl.ExactMatrix(value)
+
+
+def _holds_sympy(rows) -> bool:
+    return any(_is_sympy(v) or (isinstance(v, (list, tuple)) and _holds_sympy(v)) for v in rows)
 
 
 class Matrix:
     """A 2-D matrix in SYMBOLIC (exact) or NUMERIC (float64) mode.
 
     ``Matrix(x, mode=None)`` takes an ``lsrl.Matrix``, numpy arrays of any numeric dtype
-    (1-D is a column), nested lists, or one scalar: ints, floats, ``fractions.Fraction``,
-    ``lsrl.Exact`` and exact strings such as ``"1/3"``, ``"sqrt(2)"`` or ``"cos(2*pi/5)"``.
-    ``mode`` defaults to the global mode. ``==`` compares exactly and returns a bool.
+    (1-D is a column), nested lists, sympy matrices, scipy.sparse matrices, or one scalar:
+    ints, floats, ``fractions.Fraction``, ``lsrl.Exact``, sympy numbers and exact strings
+    such as ``"1/3"``, ``"sqrt(2)"`` or ``"cos(2*pi/5)"``. ``mode`` defaults to the global
+    mode. ``==`` compares exactly and returns a bool. Indexing returns matrices, as in the
+    paper (``m[0, 1]`` is 1 x 1); ``m.at(i, j)`` is the value itself.
     """
 
     __array_priority__ = 1000  # ndarray @ Matrix and friends defer to Matrix
@@ -118,20 +188,22 @@ class Matrix:
         if isinstance(matrix, Matrix):
             matrix = matrix._m
         if self.mode is MatrixMode.SYMBOLIC:
-            self._m = matrix if isinstance(matrix, _lsrl.ExactMatrix) else _lsrl.ExactMatrix(matrix)
+            self._m = matrix if isinstance(matrix, _lsrl.ExactMatrix) else _exact_or_sympy(matrix)
         else:
             self._m = _float_array(matrix)
+        self._sympy = None
 
     # ---- construction ------------------------------------------------------------
     @classmethod
     def _wrap(cls, m, mode: MatrixMode | None = None) -> Matrix:
-        """An ExactMatrix or float array as a Matrix of `mode` (default: global)."""
+        """An ExactMatrix, float array or sympy matrix as a Matrix of `mode` (default: global)."""
         out = cls.__new__(cls)
         out.mode = _mode(mode)
+        out._sympy = None
         if out.mode is MatrixMode.SYMBOLIC:
-            out._m = m if isinstance(m, _lsrl.ExactMatrix) else _lsrl.ExactMatrix(m)
+            out._m = m if isinstance(m, _lsrl.ExactMatrix) or _is_sympy_matrix(m) else _lsrl.ExactMatrix(m)
         else:
-            out._m = m.numpy() if isinstance(m, _lsrl.ExactMatrix) else m
+            out._m = _float_array(m) if not isinstance(m, np.ndarray) else m
         return out
 
     @classmethod
@@ -150,7 +222,7 @@ class Matrix:
     def diag(cls, *matrices) -> Matrix:
         """Block diagonal. As in the paper an int n is an n x n identity block; any other
         scalar is a 1 x 1 block, and matrices or arrays are blocks themselves."""
-        mode = next((m.mode for m in matrices if isinstance(m, Matrix)), None)
+        mode = _common_mode(matrices)
         blocks = []
         for m in matrices:
             if isinstance(m, (int, np.integer)) and not isinstance(m, bool):
@@ -161,31 +233,41 @@ class Matrix:
 
     @classmethod
     def hstack(cls, *matrices) -> Matrix:
-        return cls._stack(matrices, _lsrl.ExactMatrix.hstack, np.hstack)
+        return cls._stack(matrices, _lsrl.ExactMatrix.hstack, np.hstack,
+                          lambda *ms: _sympy().SparseMatrix.hstack(*ms))
 
     @classmethod
     def vstack(cls, *matrices) -> Matrix:
-        return cls._stack(matrices, _lsrl.ExactMatrix.vstack, np.vstack)
+        return cls._stack(matrices, _lsrl.ExactMatrix.vstack, np.vstack,
+                          lambda *ms: _sympy().SparseMatrix.vstack(*ms))
 
     @classmethod
-    def _stack(cls, matrices, exact_stack, float_stack) -> Matrix:
+    def _stack(cls, matrices, exact_stack, float_stack, sympy_stack) -> Matrix:
         if not matrices:
             raise ValueError("stacking needs at least one matrix")
-        first = matrices[0]
-        mode = first.mode if isinstance(first, Matrix) else _global_mode
-        if mode is MatrixMode.SYMBOLIC:
-            return cls._wrap(exact_stack([_exact(m) for m in matrices]), mode)
+        mode = _common_mode(matrices)
+        parts = [Matrix(m, mode) for m in matrices]
         try:
-            return cls._wrap(float_stack([Matrix(m, mode)._m for m in matrices]), mode)
-        except ValueError as e:
-            shapes = ", ".join(str(Matrix(m, mode).shape) for m in matrices)
+            if mode is MatrixMode.NUMERIC:
+                return cls._wrap(float_stack([p._m for p in parts]), mode)
+            if any(p._general for p in parts):
+                return cls._wrap(sympy_stack(*[p.matrix for p in parts]), mode)
+            return cls._wrap(exact_stack([p._m for p in parts]), mode)
+        except (ValueError, _sympy().ShapeError) as e:
+            shapes = ", ".join(str(p.shape) for p in parts)
             raise ValueError(f"cannot stack matrices of shapes {shapes}") from e
 
     @classmethod
     def elementwise_multiplication(cls, m1: Matrix, m2: Matrix) -> Matrix:
-        if m1.mode is MatrixMode.SYMBOLIC:
-            return cls._wrap(m1._m.hadamard(_exact(m2)), m1.mode)
-        return cls._wrap(m1._m * Matrix(m2, m1.mode)._m, m1.mode)
+        mode = _common_mode((m1, m2))
+        a, b = Matrix(m1, mode), Matrix(m2, mode)
+        if a.shape != b.shape:
+            raise ValueError(f"element-wise product: shapes {a.shape} and {b.shape} differ")
+        if mode is MatrixMode.NUMERIC:
+            return cls._wrap(a._m * b._m, mode)
+        if a._general or b._general:
+            return cls._wrap(_sympy().SparseMatrix(a.matrix.multiply_elementwise(b.matrix)), mode)
+        return cls._wrap(a._m.hadamard(b._m), mode)
 
     @classmethod
     def SliceMatrix(cls, input_dim: int, start: int, end: int, mode: MatrixMode | None = None) -> Matrix:
@@ -194,33 +276,50 @@ class Matrix:
 
     # ---- shape and conversion ------------------------------------------------------
     @property
+    def _general(self) -> bool:
+        """True for a SYMBOLIC matrix kept as sympy (a value outside the exact numbers)."""
+        return _is_sympy_matrix(self._m)
+
+    @property
     def rows(self) -> int:
-        return self._m.rows if self.mode is MatrixMode.SYMBOLIC else self._m.shape[0]
+        return self._m.shape[0] if not isinstance(self._m, _lsrl.ExactMatrix) else self._m.rows
 
     @property
     def cols(self) -> int:
-        return self._m.cols if self.mode is MatrixMode.SYMBOLIC else self._m.shape[1]
+        return self._m.shape[1] if not isinstance(self._m, _lsrl.ExactMatrix) else self._m.cols
 
     @property
     def shape(self) -> tuple:
         return (self.rows, self.cols)
 
     @property
+    def matrix(self):
+        """The values as the paper's package keeps them: a sympy.SparseMatrix (exact
+        entries) in SYMBOLIC mode, a scipy.sparse CSR matrix in NUMERIC mode."""
+        if self.mode is MatrixMode.NUMERIC:
+            return _scipy_sparse().csr_matrix(self._m)
+        if self._sympy is None:
+            self._sympy = _sympy().SparseMatrix(self._m) if self._general else _bridge().matrix_to_sympy(self._m)
+        return self._sympy
+
+    @property
     def T(self) -> Matrix:
-        if self.mode is MatrixMode.SYMBOLIC:
-            return Matrix._wrap(self._m.transpose(), self.mode)
-        return Matrix._wrap(self._m.T.copy(), self.mode)
+        if self.mode is MatrixMode.NUMERIC:
+            return Matrix._wrap(self._m.T.copy(), self.mode)
+        if self._general:
+            return Matrix._wrap(_sympy().SparseMatrix(self._m.T), self.mode)
+        return Matrix._wrap(self._m.transpose(), self.mode)
 
     def numpy(self) -> np.ndarray:
         """The values as a float64 array (nearest doubles of exact values)."""
-        if self.mode is MatrixMode.SYMBOLIC:
-            return self._m.numpy()
-        return self._m.copy()
+        if self.mode is MatrixMode.NUMERIC:
+            return self._m.copy()
+        return _float_array(self._m)
 
     def tolist(self) -> list:
         """Nested lists: exact strings ("1/3") in SYMBOLIC mode, floats in NUMERIC mode."""
-        if self.mode is MatrixMode.SYMBOLIC:
-            return self._m.tolist()
+        if self._general:
+            return [[str(self._m[i, j]) for j in range(self.cols)] for i in range(self.rows)]
         return self._m.tolist()
 
     def exact(self) -> Matrix:
@@ -231,10 +330,19 @@ class Matrix:
         return Matrix(self, mode)
 
     def _exact_matrix(self):
-        """The exact matrix that nodes store (used by the C++ conversions)."""
-        if self.mode is MatrixMode.SYMBOLIC:
+        """The exact matrix that nodes store (used by the C++ conversions); a ValueError
+        naming the entry when a value is outside the exact numbers."""
+        if self.mode is MatrixMode.NUMERIC:
+            return _lsrl.ExactMatrix(self._m)
+        if not self._general:
             return self._m
-        return _lsrl.ExactMatrix(self._m)
+        entries = []
+        for (i, j), v in self._m.todok().items():
+            try:
+                entries.append((i, j, _bridge().from_sympy(v)))
+            except _bridge().NotExact as e:
+                raise ValueError(f"entry ({i}, {j}): {e}") from None
+        return _lsrl.ExactMatrix.from_entries(self.rows, self.cols, entries)
 
     def __array__(self, dtype=None):
         a = self.numpy()
@@ -246,45 +354,84 @@ class Matrix:
         return float(self.numpy()[0, 0])
 
     # ---- element access --------------------------------------------------------------
-    def __getitem__(self, key):
-        """m[i, j] is one value (lsrl.Exact in SYMBOLIC mode, float in NUMERIC mode), as is
-        m[i] on a column; slices give matrices (no steps)."""
+    def at(self, i: int, j: int = 0):
+        """One value: an lsrl.Exact in SYMBOLIC mode (a sympy number when the matrix holds
+        values outside the exact numbers), a float in NUMERIC mode."""
+        i, j = _index(i, self.rows), _index(j, self.cols)
+        if self.mode is MatrixMode.NUMERIC:
+            return float(self._m[i, j])
+        return self._m[i, j] if self._general else self._m.at(i, j)
+
+    def __getitem__(self, key) -> Matrix:
+        """A sub-matrix, always 2-D as in the paper: m[i] and m[a:b] on a column, m[i, j],
+        m[i, :], m[:, j], m[a:b, c:d] (no steps)."""
         if isinstance(key, tuple):
             if len(key) != 2:
                 raise IndexError("Matrix supports only 2D indexing")
             r, c = key
-        elif self.cols == 1 or isinstance(key, slice):
-            if self.cols != 1:
-                raise IndexError("Cannot slice the rows of a matrix with several columns with one index; use m[rows, cols]")
+        elif self.cols == 1:
             r, c = key, 0
         else:
             raise IndexError("Cannot get a single element from a matrix with multiple columns; use m[i, j]")
-        if not isinstance(r, slice) and not isinstance(c, slice):
-            i, j = _index(r, self.rows), _index(c, self.cols)
-            if self.mode is MatrixMode.SYMBOLIC:
-                return self._m.at(i, j)
-            return float(self._m[i, j])
         r0, r1 = _range(r, self.rows)
         c0, c1 = _range(c, self.cols)
-        if self.mode is MatrixMode.SYMBOLIC:
-            return Matrix._wrap(self._m.submatrix(r0, r1, c0, c1), self.mode)
-        return Matrix._wrap(self._m[r0:r1, c0:c1].copy(), self.mode)
+        if self.mode is MatrixMode.NUMERIC:
+            return Matrix._wrap(self._m[r0:r1, c0:c1].copy(), self.mode)
+        if self._general:
+            return Matrix._wrap(_sympy().SparseMatrix(self._m[r0:r1, c0:c1]), self.mode)
+        return Matrix._wrap(self._m.submatrix(r0, r1, c0, c1), self.mode)
 
     # ---- arithmetic ----------------------------------------------------------------
     def _operand(self, other):
-        """`other` as a matrix of this mode, or None for a scalar."""
-        if isinstance(other, Matrix) or isinstance(other, (list, tuple, np.ndarray, _lsrl.ExactMatrix)):
+        """`other` as a matrix of this mode, or None for a scalar. Matrices of the other
+        mode are refused, as in the paper."""
+        if isinstance(other, Matrix):
+            if other.mode is not self.mode:
+                raise ValueError("Cannot operate on matrices with different modes: "
+                                 f"{self.mode.name} and {other.mode.name}")
+            return other
+        if (isinstance(other, (list, tuple, np.ndarray, _lsrl.ExactMatrix)) or _is_sympy_matrix(other)
+                or _is_sparse(other)):
             return Matrix(other, self.mode)
+        if not _is_scalar(other):
+            raise ValueError(f"Cannot combine a {self.rows}x{self.cols} Matrix with {type(other).__name__}")
         return None
 
-    def _filled(self, value):
-        return Matrix._wrap(_lsrl.ExactMatrix.filled(self.rows, self.cols, value), self.mode)
+    def _scalar(self, value):
+        """A scalar for this mode: a float (NUMERIC), an lsrl.Exact, or a sympy number
+        outside the exact numbers (SYMBOLIC; the result is then kept as sympy)."""
+        if self.mode is MatrixMode.NUMERIC:
+            return _float(value)
+        if _is_sympy(value):
+            try:
+                return _bridge().from_sympy(value)
+            except _bridge().NotExact:
+                return value
+        return _lsrl.Exact(value)
+
+    def _general_result(self, other, op) -> Matrix:
+        """op on sympy matrices: for a SYMBOLIC operand outside the exact numbers."""
+        if isinstance(other, Matrix):
+            other = other.matrix
+        elif not _is_sympy(other):
+            other = _sympy_scalar(other)
+        return Matrix._wrap(_sympy().SparseMatrix(op(self.matrix, other)), self.mode)
+
+    def _elementwise(self, other, exact_op, float_op, sympy_op) -> Matrix:
+        o = self._operand(other)
+        if self.mode is MatrixMode.NUMERIC:
+            return Matrix._wrap(float_op(self._m, o._m if o is not None else _float(other)), self.mode)
+        if o is None:
+            s = self._scalar(other)
+            if _is_sympy(s) or self._general:
+                return self._general_result(_sympy().ones(self.rows, self.cols) * _sympy_scalar(s), sympy_op)
+            o = Matrix._wrap(_lsrl.ExactMatrix.filled(self.rows, self.cols, s), self.mode)
+        if self._general or o._general:
+            return self._general_result(o, sympy_op)
+        return Matrix._wrap(exact_op(self._m, o._m), self.mode)
 
     def __add__(self, other) -> Matrix:
-        o = self._operand(other)
-        if self.mode is MatrixMode.SYMBOLIC:
-            return Matrix._wrap(self._m.add((o if o is not None else self._filled(other))._m), self.mode)
-        return Matrix._wrap(self._m + (o._m if o is not None else _float(other)), self.mode)
+        return self._elementwise(other, lambda a, b: a.add(b), lambda a, b: a + b, lambda a, b: a + b)
 
     __radd__ = __add__
 
@@ -292,10 +439,7 @@ class Matrix:
         return self * -1
 
     def __sub__(self, other) -> Matrix:
-        o = self._operand(other)
-        if self.mode is MatrixMode.SYMBOLIC:
-            return Matrix._wrap(self._m.sub((o if o is not None else self._filled(other))._m), self.mode)
-        return Matrix._wrap(self._m - (o._m if o is not None else _float(other)), self.mode)
+        return self._elementwise(other, lambda a, b: a.sub(b), lambda a, b: a - b, lambda a, b: a - b)
 
     def __rsub__(self, other) -> Matrix:
         return (-self) + other
@@ -303,49 +447,63 @@ class Matrix:
     def __mul__(self, other) -> Matrix:
         if not _is_scalar(other):
             raise ValueError(f"Cannot multiply {self.rows}x{self.cols} Matrix with {type(other).__name__}: need a scalar (use @ for matrix multiplication)")
-        if self.mode is MatrixMode.SYMBOLIC:
-            return Matrix._wrap(self._m.scaled(other), self.mode)
-        return Matrix._wrap(self._m * _float(other), self.mode)
+        s = self._scalar(other)
+        if self.mode is MatrixMode.NUMERIC:
+            return Matrix._wrap(self._m * s, self.mode)
+        if _is_sympy(s) or self._general:
+            return self._general_result(_sympy_scalar(s), lambda a, b: a * b)
+        return Matrix._wrap(self._m.scaled(s), self.mode)
 
     __rmul__ = __mul__
 
     def __truediv__(self, other) -> Matrix:
         if not _is_scalar(other):
             raise ValueError("a Matrix divides only by a scalar")
-        if self.mode is MatrixMode.SYMBOLIC:
-            return Matrix._wrap(self._m.scaled(1 / _lsrl.Exact(other)), self.mode)
-        return Matrix._wrap(self._m / _float(other), self.mode)
+        s = self._scalar(other)
+        if s == 0:
+            raise ValueError("Division by zero")
+        if self.mode is MatrixMode.NUMERIC:
+            return Matrix._wrap(self._m / s, self.mode)
+        if _is_sympy(s) or self._general:
+            return self._general_result(_sympy_scalar(s), lambda a, b: a / b)
+        return Matrix._wrap(self._m.scaled(1 / s), self.mode)
 
     def __matmul__(self, other) -> Matrix:
-        o = Matrix(other, self.mode)
-        if self.mode is MatrixMode.SYMBOLIC:
-            return Matrix._wrap(self._m.matmul(o._m), self.mode)
+        o = self._operand(other)
+        if o is None:
+            raise ValueError(f"Cannot multiply a {self.rows}x{self.cols} Matrix with "
+                             f"{type(other).__name__} by @: need a Matrix")
         if self.cols != o.rows:
             raise ValueError(f"matrix product: {self.rows}x{self.cols} times {o.rows}x{o.cols}")
-        return Matrix._wrap(self._m @ o._m, self.mode)
+        if self.mode is MatrixMode.NUMERIC:
+            return Matrix._wrap(self._m @ o._m, self.mode)
+        if self._general or o._general:
+            return self._general_result(o, lambda a, b: a * b)
+        return Matrix._wrap(self._m.matmul(o._m), self.mode)
 
     def __rmatmul__(self, other) -> Matrix:
         return Matrix(other, self.mode) @ self
 
     def ReLU(self) -> Matrix:
-        if self.mode is MatrixMode.SYMBOLIC:
-            entries = [(i, j, v) for i, j, v in self._m.entries() if v > 0]
-            out = [[0] * self.cols for _ in range(self.rows)]
-            for i, j, v in entries:
-                out[i][j] = v
-            return Matrix(out, self.mode)
-        return Matrix._wrap(np.maximum(self._m, 0.0), self.mode)
+        if self.mode is MatrixMode.NUMERIC:
+            return Matrix._wrap(np.maximum(self._m, 0.0), self.mode)
+        if self._general:
+            return Matrix._wrap(_sympy().SparseMatrix(self._m.applyfunc(lambda t: _sympy().Max(t, 0))), self.mode)
+        kept = [(i, j, v) for i, j, v in self._m.entries() if v > 0]
+        return Matrix._wrap(_lsrl.ExactMatrix.from_entries(self.rows, self.cols, kept), self.mode)
 
     def __eq__(self, other) -> bool:
         """Exact comparison of shapes and values (a NUMERIC side counts by its exact
         binary values)."""
         if not isinstance(other, (Matrix, list, tuple, np.ndarray, _lsrl.ExactMatrix)):
             return NotImplemented
+        if isinstance(other, Matrix) and (self._general or other._general):
+            return self.shape == other.shape and _sympy().simplify(self.matrix - other.matrix).is_zero_matrix
         try:
             o = other._exact_matrix() if isinstance(other, Matrix) else _lsrl.ExactMatrix(other)
+            return bool(self._exact_matrix() == o)
         except ValueError:
             return False
-        return bool(self._exact_matrix() == o)
 
     def __ne__(self, other) -> bool:
         r = self.__eq__(other)
@@ -353,7 +511,7 @@ class Matrix:
 
     def __str__(self) -> str:
         if self.mode is MatrixMode.SYMBOLIC:
-            rows = self._m.tolist()
+            rows = self.tolist()
             width = max((len(v) for row in rows for v in row), default=1)
             body = "\n".join("[" + " ".join(v.rjust(width) for v in row) + "]" for row in rows)
         else:
@@ -362,6 +520,20 @@ class Matrix:
 
     def __repr__(self) -> str:
         return f"Matrix({self.tolist()!r}, mode=MatrixMode.{self.mode.name})"
+
+
+def _common_mode(matrices) -> MatrixMode:
+    """The one mode of the Matrix arguments (the global mode when there are none)."""
+    modes = {m.mode for m in matrices if isinstance(m, Matrix)}
+    if len(modes) > 1:
+        raise ValueError("All matrices must have the same mode.")
+    return modes.pop() if modes else _global_mode
+
+
+def _sympy_scalar(value):
+    if _is_sympy(value):
+        return value
+    return _bridge().to_sympy(value)
 
 
 def _float(value) -> float:

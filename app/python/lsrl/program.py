@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _lsrl
 from .basic_blocks import LinState, Variable, _wrap
+from .graph_view import ProgramGraph
 from .matrix_tools import Matrix, MatrixMode, backend_of
 
 __all__ = ["ForEach", "ProgramGraph", "GraphSimplificationError"]
@@ -25,56 +26,6 @@ __all__ = ["ForEach", "ProgramGraph", "GraphSimplificationError"]
 
 class GraphSimplificationError(ValueError):
     """A compile failed (the message is the compiler's)."""
-
-
-class ProgramGraph:
-    """A read-only view of a program's DAG with the networkx calls the paper's notebooks
-    use: nodes(), edges(), successors(n), predecessors(n), in/out_degree(n),
-    number_of_nodes()."""
-
-    def __init__(self, nodes: list):
-        self._nodes = list(nodes)
-        self._preds = {n: [] for n in self._nodes}
-        self._succs = {n: [] for n in self._nodes}
-        for n in self._nodes:
-            ins = n.input
-            for p in ins if isinstance(ins, list) else ([] if ins is None else [ins]):
-                if p not in self._preds[n]:
-                    self._preds[n].append(p)
-                    self._succs[p].append(n)
-
-    def nodes(self) -> list:
-        return list(self._nodes)
-
-    def edges(self) -> list:
-        return [(p, n) for n in self._nodes for p in self._preds[n]]
-
-    def successors(self, node) -> list:
-        return list(self._succs[node])
-
-    def predecessors(self, node) -> list:
-        return list(self._preds[node])
-
-    def out_degree(self, node) -> int:
-        return len(self._succs[node])
-
-    def in_degree(self, node) -> int:
-        return len(self._preds[node])
-
-    def number_of_nodes(self) -> int:
-        return len(self._nodes)
-
-    def is_directed(self) -> bool:
-        return True
-
-    def __len__(self) -> int:
-        return len(self._nodes)
-
-    def __iter__(self):
-        return iter(self._nodes)
-
-    def __contains__(self, node) -> bool:
-        return node in self._preds
 
 
 class _History(Sequence):
@@ -97,6 +48,36 @@ class _History(Sequence):
         return (self._compiled.rules[k], ProgramGraph(_nodes_of(graph, output)))
 
 
+class _StepLog(Sequence):
+    """The simplification history across compiles and recorded steps: (rule, graph or
+    None) items, each compile's graphs rebuilt only when read."""
+
+    def __init__(self):
+        self._parts = []  # sequences of (rule, graph) items
+
+    def extend(self, items) -> None:
+        self._parts.append(items)
+
+    def append(self, item) -> None:
+        self._parts.append([item])
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self._parts)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        if k < 0:
+            k += len(self)
+        if k < 0:
+            raise IndexError("history index out of range")
+        for p in self._parts:
+            if k < len(p):
+                return p[k]
+            k -= len(p)
+        raise IndexError("history index out of range")
+
+
 def _nodes_of(graph, output) -> list:
     return [_wrap(graph, i) for i in _lsrl.topological_order(graph, output)]
 
@@ -115,7 +96,7 @@ class ForEach:
             raise TypeError(f"ForEach needs an lsrl node as its output, got {type(output).__name__}")
         self.keep_graph_history = keep_graph_history
         self.verbose = verbose
-        self.simplification_history = []
+        self.simplification_history = _StepLog()
         self.steps = 0
         self.rule_counts = {}
         self.compile_result = None
@@ -126,6 +107,7 @@ class ForEach:
         self._output_id = output_id
         self._runner = None
         self._order = None
+        self._tokens = None  # every token since the last reset (see __call__)
 
     # ---- the program ---------------------------------------------------------------
     @property
@@ -156,7 +138,28 @@ class ForEach:
         return ProgramGraph(self.topological_sort(recompute))
 
     def reset(self) -> None:
-        """Nothing to do: every call starts from the initial states."""
+        """Back to the initial states: the next one-token call starts a new sequence."""
+        self._tokens = None
+
+    def validate_graph(self) -> None:
+        """Checks the paper's invariants: exactly one Input (the graph is acyclic by
+        construction). A ValueError names what is wrong."""
+        inputs = [n for n in self.topological_sort() if n.op == "Input"]
+        if len(inputs) != 1:
+            raise ValueError(f"Invalid number of input nodes: {len(inputs)}! Must be exactly 1.")
+
+    def record_simplification_step(self, name: str = "unknown") -> None:
+        """Adds (name, the current graph) to simplification_history (the graph only with
+        keep_graph_history=True), as the paper's rewrites do after each step."""
+        self._order = None
+        self.simplification_history.append((f"{name}", self.graph() if self.keep_graph_history else None))
+        if self.verbose:
+            nodes = self.topological_sort()
+            counts = {}
+            for n in nodes:
+                counts[type(n).__name__] = counts.get(type(n).__name__, 0) + 1
+            print(f"{len(self.simplification_history):>5}. {name} "
+                  + ", ".join(f"{k}: {v}" for k, v in counts.items()) + f" (Total: {len(nodes)} nodes).")
 
     def stats(self) -> dict:
         """Node counts by op, widths, parameters, state size, branch nodes, field."""
@@ -173,25 +176,44 @@ class ForEach:
 
     # ---- running -------------------------------------------------------------------
     def __call__(self, x, backend: str | None = None) -> Matrix:
+        """Runs the tokens (columns of x) and returns the outputs, one column per token.
+
+        As in the paper, a call with several tokens starts from the initial states, while a
+        call with one token continues from where the previous call left the states (step a
+        program token by token); ``reset()`` returns to the initial states.
+        """
         backend = backend_of(backend)
         if self._runner is None:
             self._runner = _lsrl.Runner(self._graph, self._output_id)
-        if isinstance(x, Matrix):
-            x = x._exact_matrix() if backend == "exact" or x.mode is MatrixMode.SYMBOLIC else x._m
-        elif isinstance(x, (list, tuple)):
-            x = _lsrl.ExactMatrix(x)
+        x = _token_block(x, backend)
+        if _columns(x) == 1 and self._tokens is not None:
+            tokens = _hstack_tokens(self._tokens, x)
+            out = self._run(tokens, backend)[:, -1:]
+        else:
+            tokens, out = x, self._run(x, backend)
+        self._tokens = tokens  # only after a run that succeeded
+        return out
+
+    def run(self, x, backend: str | None = None) -> Matrix:
+        """Runs x (columns are tokens) as one whole sequence from the initial states, however
+        many tokens it has; the next one-token call continues after it."""
+        self.reset()
+        return self(x, backend)
+
+    def _run(self, x, backend: str) -> Matrix:
         if backend == "exact":
             return Matrix._wrap(self._runner.run_exact(x), MatrixMode.SYMBOLIC)
         return Matrix._wrap(self._runner.run_float(x), MatrixMode.NUMERIC)
 
     # ---- compiling -----------------------------------------------------------------
-    def simplify(self, max_steps=None, backend: str | None = None, optimize: bool = True) -> ForEach:
+    def simplify(self, max_steps=None, backend: str | None = None, optimize: bool = False) -> ForEach:
         """Compiles the program into a path of Linear / ReLU / LinState / Multi layers
         (lsrl.md section 3) and makes that path this ForEach's program.
 
         max_steps: stop after this many steps (the graph is then not yet a path).
         backend: "exact" or "float64" (default: the global matrix mode).
-        optimize: False runs the plain paper algorithm (no size optimisations).
+        optimize: False (the default) runs the paper's algorithm, as its package does, node
+        for node; True adds the size optimisations of `lsrl compile` (docs/compiler.md).
         The steps are kept in ``simplification_history`` as (rule, graph or None) tuples
         (graphs with keep_graph_history=True), with ``steps`` and ``rule_counts``.
         """
@@ -203,18 +225,35 @@ class ForEach:
                                       self.keep_graph_history, self.verbose)
         except ValueError as e:
             raise GraphSimplificationError(str(e)) from None
-        self.compile_result = c
-        self.steps = c.step_count
-        self.rule_counts = dict(c.rule_counts)
-        self.simplification_history = _History(c) if c.has_history else [(r, None) for r in c.rules]
-        self._set_program(c.path, c.output)
+        self._adopt(c)
         if self.verbose:
             print(f"lsrl: compiled ({c.backend}) in {c.step_count} steps, {c.seconds:.2f} s: "
                   f"{c.nodes_before} nodes -> {c.nodes_after}"
                   + (" (stopped early, not yet a path)" if c.stopped else ""))
         return self
 
-    def debranch_graph(self, max_steps=None, backend: str | None = None, optimize: bool = True) -> ForEach:
+    def fold_same_type(self, backend: str | None = None) -> ForEach:
+        """Only the fold rules, to their fixed point: consecutive Linears, consecutive
+        ReLUs, a Linear into the LinState after it, a Concat of copies into a Linear. The
+        branches stay (the paper's ForEach.fold_same_type); steps join the history."""
+        try:
+            c = _lsrl.compile_program(self._graph, self._output_id, backend_of(backend), False, None,
+                                      self.keep_graph_history, False, fold_only=True)
+        except ValueError as e:
+            raise GraphSimplificationError(str(e)) from None
+        self._adopt(c)
+        return self
+
+    def _adopt(self, c) -> None:
+        """Makes a compile's result this ForEach's program and logs its steps."""
+        self.compile_result = c
+        self.steps += c.step_count
+        for rule, n in c.rule_counts.items():
+            self.rule_counts[rule] = self.rule_counts.get(rule, 0) + n
+        self.simplification_history.extend(_History(c) if c.has_history else [(r, None) for r in c.rules])
+        self._set_program(c.path, c.output)
+
+    def debranch_graph(self, max_steps=None, backend: str | None = None, optimize: bool = False) -> ForEach:
         """The compile of ``simplify`` (folds and debranching run together)."""
         return self.simplify(max_steps=max_steps, backend=backend, optimize=optimize)
 
@@ -257,7 +296,8 @@ class ForEach:
     def __deepcopy__(self, memo):
         copy = type(self).__new__(type(self))
         copy.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("_graph", "_runner")})
-        copy.simplification_history = list(self.simplification_history)
+        copy.simplification_history = _StepLog()
+        copy.simplification_history.extend(list(self.simplification_history))
         copy.rule_counts = dict(self.rule_counts)
         copy._set_program(self._graph.copy(), self._output_id)
         return copy
@@ -310,3 +350,32 @@ def _refuse_pickle(path: str) -> None:
 def _from_json_text(cls, text, keep_graph_history, verbose):
     graph, output = _lsrl.program_from_json(text)
     return cls(_wrap(graph, output), keep_graph_history=keep_graph_history, verbose=verbose)
+
+
+def _token_block(x, backend: str):
+    """The tokens of a call as the runner takes them: a 2-D numpy array, an ExactMatrix or
+    nested lists (a scalar is one 1-wide token, a 1-D array one token)."""
+    if isinstance(x, Matrix):
+        return x._exact_matrix() if backend == "exact" or x.mode is MatrixMode.SYMBOLIC else x._m
+    if isinstance(x, (list, tuple)):
+        return _lsrl.ExactMatrix(x)
+    if isinstance(x, np.ndarray):
+        return x.reshape(-1, 1) if x.ndim == 1 else (x.reshape(1, 1) if x.ndim == 0 else x)
+    if isinstance(x, _lsrl.ExactMatrix):
+        return x
+    return _lsrl.ExactMatrix([[x]])
+
+
+def _columns(x) -> int:
+    if isinstance(x, np.ndarray):
+        return x.shape[1]
+    return x.cols if isinstance(x, _lsrl.ExactMatrix) else -1
+
+
+def _hstack_tokens(a, b):
+    numeric = all(isinstance(t, np.ndarray) and t.dtype.kind in "biuf" for t in (a, b))
+    if numeric:
+        if a.shape[0] != b.shape[0]:
+            raise ValueError(f"token has width {b.shape[0]}, the earlier tokens {a.shape[0]}")
+        return np.hstack((a, b))
+    return _lsrl.ExactMatrix.hstack([_lsrl.ExactMatrix(a), _lsrl.ExactMatrix(b)])

@@ -7,11 +7,13 @@ ForEach input is its transpose, with the query token first).
 
 from __future__ import annotations
 
+import sys
 from typing import Callable
 
 import numpy as np
 
 from . import _lsrl
+from .graph_drawing import plot_and_save_graph
 from .matrix_tools import Matrix, MatrixMode
 
 __all__ = [
@@ -21,6 +23,10 @@ __all__ = [
     "tok2tok_input",
     "tok2tok_expected",
     "random_dictionary",
+    "is_symbolic",
+    "is_fully_symbolic",
+    "diag_matrices_and_eyes",
+    "plot_and_save_graph",
 ]
 
 
@@ -119,3 +125,37 @@ def random_dictionary(K: int, L: int, V: int, seed: int):
     the keys, deterministic from the seed (the CLI's generator): (dict, query)."""
     items, query = _lsrl.random_dictionary(K, L, V, seed)
     return {tuple(k): tuple(v) for k, v in items}, tuple(query)
+
+
+def is_symbolic(x) -> bool:
+    """True for a sympy value or matrix (what ``Matrix.matrix`` is in SYMBOLIC mode)."""
+    if "sympy" not in sys.modules:  # then x cannot be one
+        return False
+    import sympy
+
+    return isinstance(x, (sympy.Basic, sympy.MatrixBase))
+
+
+def is_fully_symbolic(x) -> bool:
+    """True for a sympy value or matrix without floating-point numbers in it."""
+    return is_symbolic(x) and len(x.atoms(sys.modules["sympy"].Float)) == 0
+
+
+def diag_matrices_and_eyes(matrices) -> sympy.SparseMatrix:
+    """The block-diagonal sympy.SparseMatrix of `matrices`: sympy matrices are blocks, an
+    int n is an n x n identity block (the paper's helper behind ``Matrix.diag``)."""
+    import sympy
+
+    rows = cols = 0
+    entries = {}
+    for m in matrices:
+        if isinstance(m, bool) or not isinstance(m, (int, sympy.MatrixBase)):
+            raise ValueError(f"Invalid matrix type: {type(m)}")
+        if isinstance(m, int):
+            entries.update({(rows + i, cols + i): sympy.S.One for i in range(m)})
+            m_rows = m_cols = m
+        else:
+            entries.update({(rows + i, cols + j): v for (i, j), v in sympy.SparseMatrix(m).todok().items()})
+            m_rows, m_cols = m.shape
+        rows, cols = rows + m_rows, cols + m_cols
+    return sympy.SparseMatrix(rows, cols, entries)
