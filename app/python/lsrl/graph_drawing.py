@@ -40,8 +40,11 @@ def graph_to_dot(graph, figsize=(30, 30), node_types_instead_of_name: bool = Fal
     ]
     for n, i in index.items():
         kind = type(n).__name__
-        label = kind if node_types_instead_of_name else f"{getattr(n, 'name', '')}\\n{getattr(n, 'size_str', '')}"
-        lines.append(f'  n{i} [label="{_escape(label)}", fillcolor="{_COLOURS.get(kind, "#e0e0e0")}"];')
+        if node_types_instead_of_name:
+            label = _escape(kind)
+        else:  # name and size on two lines (\n is DOT's line break)
+            label = _escape(str(getattr(n, "name", ""))) + "\\n" + _escape(str(getattr(n, "size_str", "")))
+        lines.append(f'  n{i} [label="{label}", fillcolor="{_COLOURS.get(kind, "#e0e0e0")}"];')
     for a, b in graph.edges:
         lines.append(f"  n{index[a]} -> n{index[b]};")
     lines.append("}")
@@ -77,7 +80,7 @@ def plot_and_save_graph(graph, file_path=None, figsize=(30, 30), node_types_inst
 
 
 def _escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\\\\n", "\\n")
+    return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _write_atomically(path: str, data: bytes) -> None:

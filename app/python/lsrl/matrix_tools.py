@@ -157,8 +157,7 @@ def _exact_or_sympy(value):
         if value.rows == 0 or value.cols == 0:
             raise ValueError(f"Matrix must have at least one row and one column, got {value.shape}")
         try:
-            return _lsrl.ExactMatrix.from_entries(
-                value.rows, value.cols, [(i, j, _bridge().from_sympy(v)) for (i, j), v in value.todok().items()])
+            return _bridge().matrix_from_sympy(value)
         except _bridge().NotExact:
             return _sympy().SparseMatrix(value)
     return _lsrl.ExactMatrix(value)
@@ -336,13 +335,7 @@ class Matrix:
             return _lsrl.ExactMatrix(self._m)
         if not self._general:
             return self._m
-        entries = []
-        for (i, j), v in self._m.todok().items():
-            try:
-                entries.append((i, j, _bridge().from_sympy(v)))
-            except _bridge().NotExact as e:
-                raise ValueError(f"entry ({i}, {j}): {e}") from None
-        return _lsrl.ExactMatrix.from_entries(self.rows, self.cols, entries)
+        return _bridge().matrix_from_sympy(self._m)  # NotExact is a ValueError naming the entry
 
     def __array__(self, dtype=None):
         a = self.numpy()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -40,10 +41,7 @@ class _History(Sequence):
     def __getitem__(self, k):
         if isinstance(k, slice):
             return [self[i] for i in range(*k.indices(len(self)))]
-        if k < 0:
-            k += len(self)
-        if not 0 <= k < len(self):
-            raise IndexError("history index out of range")
+        k = _history_index(k, len(self))
         graph, output = self._compiled.graph_at(k + 1)
         return (self._compiled.rules[k], ProgramGraph(_nodes_of(graph, output)))
 
@@ -67,15 +65,20 @@ class _StepLog(Sequence):
     def __getitem__(self, k):
         if isinstance(k, slice):
             return [self[i] for i in range(*k.indices(len(self)))]
-        if k < 0:
-            k += len(self)
-        if k < 0:
-            raise IndexError("history index out of range")
+        k = _history_index(k, len(self))
         for p in self._parts:
             if k < len(p):
                 return p[k]
             k -= len(p)
+
+
+def _history_index(k: int, n: int) -> int:
+    """k as an index into n steps (negative counts from the end); IndexError outside."""
+    if k < 0:
+        k += n
+    if not 0 <= k < n:
         raise IndexError("history index out of range")
+    return k
 
 
 def _nodes_of(graph, output) -> list:
@@ -155,9 +158,7 @@ class ForEach:
         self.simplification_history.append((f"{name}", self.graph() if self.keep_graph_history else None))
         if self.verbose:
             nodes = self.topological_sort()
-            counts = {}
-            for n in nodes:
-                counts[type(n).__name__] = counts.get(type(n).__name__, 0) + 1
+            counts = Counter(type(n).__name__ for n in nodes)
             print(f"{len(self.simplification_history):>5}. {name} "
                   + ", ".join(f"{k}: {v}" for k, v in counts.items()) + f" (Total: {len(nodes)} nodes).")
 
@@ -367,9 +368,7 @@ def _token_block(x, backend: str):
 
 
 def _columns(x) -> int:
-    if isinstance(x, np.ndarray):
-        return x.shape[1]
-    return x.cols if isinstance(x, _lsrl.ExactMatrix) else -1
+    return x.shape[1] if isinstance(x, np.ndarray) else x.cols
 
 
 def _hstack_tokens(a, b):

@@ -24,7 +24,7 @@ import sympy
 
 from . import _lsrl
 
-__all__ = ["NotExact", "to_sympy", "from_sympy", "matrix_to_sympy"]
+__all__ = ["NotExact", "to_sympy", "from_sympy", "matrix_to_sympy", "matrix_from_sympy"]
 
 _RATIONAL = re.compile(r"^-?\d+(/\d+)?$")
 _PARSE_NAMES = {"cos": sympy.cos, "sin": sympy.sin, "sqrt": sympy.sqrt, "pi": sympy.pi}
@@ -53,6 +53,18 @@ def to_sympy(value):
 def matrix_to_sympy(m) -> sympy.SparseMatrix:
     """An _lsrl.ExactMatrix as a sympy.SparseMatrix with exact entries."""
     return sympy.SparseMatrix(m.rows, m.cols, {(i, j): to_sympy(v) for i, j, v in m.entries()})
+
+
+def matrix_from_sympy(m):
+    """A sympy matrix as an _lsrl.ExactMatrix; NotExact naming the first entry that is not
+    an exact number."""
+    entries = []
+    for (i, j), v in sympy.SparseMatrix(m).todok().items():
+        try:
+            entries.append((i, j, from_sympy(v)))
+        except NotExact as e:
+            raise NotExact(f"entry ({i}, {j}): {e}") from None
+    return _lsrl.ExactMatrix.from_entries(m.rows, m.cols, entries)
 
 
 def from_sympy(expr) -> _lsrl.Exact:
