@@ -254,13 +254,14 @@ json compiledMetadata(const CompileResult& result, const CompileOptions& options
 }
 
 void saveModelFile(const std::string& path, const Graph& model, const json& compiled,
-                   const ModelSaveOptions& options) {
+                   const ModelSaveOptions& options, const json& otherMetadata) {
   SidecarWriter writer(options.sidecarMinEntries);
   std::vector<Heavy> heavy;
   heavy.reserve(model.nodeCount());
   for (const Node& n : model.nodes()) heavy.push_back(heavyParts(n, writer));
 
-  json metadata = {{"compiled", compiled}};
+  json metadata = otherMetadata.is_object() ? otherMetadata : json::object();
+  metadata["compiled"] = compiled;
   json doc = graphToJson(skeletonOf(model, heavy), metadata);
   doc["conductor"] = model.conductor();  // the skeleton lacks the heavy values
   json& nodes = doc["nodes"];

@@ -42,8 +42,10 @@ struct ModelSaveOptions {
 };
 
 // Writes the sidecar (when any matrix is large enough) and then the JSON, each atomically.
+// `otherMetadata` (an object, or null for none) adds entries beside "compiled" and "sidecar".
 void saveModelFile(const std::string& path, const Graph& model, const nlohmann::json& compiled,
-                   const ModelSaveOptions& options = {});
+                   const ModelSaveOptions& options = {},
+                   const nlohmann::json& otherMetadata = nullptr);
 CompiledModel loadModelFile(const std::string& path);
 
 // True for a graph document whose metadata has "compiled" (a model, not a program).

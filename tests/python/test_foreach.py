@@ -6,7 +6,8 @@
 - simplify() / debranch_graph() replace the program by a path whose outputs equal the
   program's; steps, rule_counts and simplification_history (graphs kept with
   keep_graph_history=True); max_steps and optimize.
-- save_json / load_json and save / load round trips; a pickle file is refused with an
+- save_json / load_json and save / load round trips (a finished compile saves as a model
+  file, so paths too wide for a graph file reload); a pickle file is refused with an
   error naming pickles and is never unpickled (a trap object would create a file).
 - export_weights writes safetensors and npz; the npz read with numpy.load runs, by hand,
   to the program's outputs.
@@ -31,9 +32,11 @@ from lsrl import (
     Concat,
     ForEach,
     Input,
+    Linear,
     LinState,
     Matrix,
     MatrixMode,
+    ReLU,
     f_ifelse,
     f_ifelse_mul,
     f_larger,
@@ -325,6 +328,47 @@ class Files(unittest.TestCase):
         bits = [0, 1, 1, 0, 1, 0, 0]
         np.testing.assert_array_equal(back(np.array([bits])).numpy(), [majority(bits)])
         self.assertEqual(read_graph(self.path("model.json"))["nodes"][0]["op"], "Input")
+
+    def metadata(self, name):
+        with open(self.path(name)) as f:
+            return json.load(f).get("metadata") or {}
+
+    def test_a_compiled_path_wider_than_a_graph_file_allows_round_trips(self):
+        # 20 parallel branches stack into 20000-wide layers: the middle one is 20000 x 20000
+        # counted densely, beyond what a graph file holds (docs/graph-format.md), so a
+        # finished compile saves as a model file with a sidecar, as `lsrl compile -o` does.
+        branches, width = 20, 1000
+        x = Input(1)
+        outs = []
+        for i in range(branches):
+            h = ReLU(Linear(x, A=Matrix.ones(width, 1) * (i + 1), b=Matrix.zeros(width, 1)))
+            outs.append(ReLU(Linear(h, A=Matrix.eye(width) * 2, b=Matrix.zeros(width, 1))))
+        total = Linear(Concat(outs), A=Matrix.ones(1, branches * width), b=Matrix.zeros(1, 1))
+        program = ForEach(total, verbose=False)
+        program.save(self.path("program.json"))  # a program stays a graph file
+        self.assertNotIn("compiled", self.metadata("program.json"))
+        stopped = copy.deepcopy(program).simplify(max_steps=1)  # not yet a path: a program
+        stopped.save(self.path("stopped.json"))
+        self.assertNotIn("compiled", self.metadata("stopped.json"))
+
+        loop = copy.deepcopy(program).simplify()
+        self.assertEqual(max(n.dim for n in loop.topological_sort()), branches * width)
+        loop.save_json(self.path("model.json"), metadata={"note": "wide"})
+        metadata = self.metadata("model.json")
+        self.assertEqual(metadata["compiled"]["backend"], "exact")
+        self.assertEqual(metadata["note"], "wide")
+        self.assertTrue(os.path.exists(self.path(metadata["sidecar"]["file"])))
+        tokens = np.array([[0.5, -1, 2]])
+        want = [2 * width * sum(range(1, branches + 1)) * max(t, 0) for t in tokens[0]]
+        for name, again in [("loaded", ForEach.load(self.path("model.json"), verbose=False)),
+                            ("pickled", pickle.loads(pickle.dumps(loop))),
+                            ("copied", copy.deepcopy(loop))]:
+            with self.subTest(name):
+                self.assertTrue(again.is_path())
+                np.testing.assert_array_equal(again.run(tokens, backend="float64").numpy()[0], want)
+                again.save(self.path(f"{name}.json"))  # still a model, so it loads again
+                back = ForEach.load(self.path(f"{name}.json"), verbose=False)
+                np.testing.assert_array_equal(back.run(tokens, backend="float64").numpy()[0], want)
 
     def test_pickle_files_are_refused_and_never_unpickled(self):
         marker = self.path("unpickled")

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <numeric>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "core/compile/compiler.h"
 #include "core/graph/stats.h"
 #include "core/io/graph_file.h"
+#include "core/io/graph_hash.h"
 #include "core/io/json_util.h"
 #include "core/io/model_file.h"
 #include "core/io/weights_file.h"
@@ -176,6 +178,9 @@ struct Compiled {
   double seconds = 0;
   bool stopped = false;
   std::shared_ptr<const CompileHistory> history;
+  // The "compiled" metadata of a model file (core/io/model_file.h); empty when the compile
+  // stopped early or only folded, whose graphs are programs, not compiled paths.
+  std::string modelMetadata;
 };
 
 Compiled compileProgram(const std::shared_ptr<Graph>& g, NodeId output, const std::string& backend,
@@ -208,6 +213,9 @@ Compiled compileProgram(const std::shared_ptr<Graph>& g, NodeId output, const st
     r = compile(program, options);
   }
   Compiled c;
+  if (!r.stopped && !foldOnly) {
+    c.modelMetadata = compiledMetadata(r, options, ModelSource{{}, graphHash(program)}).dump();
+  }
   c.output = r.path.output();
   c.path = std::make_shared<Graph>(std::move(r.path));
   c.backend = std::string(backendName(r.backend));
@@ -223,12 +231,21 @@ Compiled compileProgram(const std::shared_ptr<Graph>& g, NodeId output, const st
   return c;
 }
 
-std::pair<std::shared_ptr<Graph>, NodeId> loadProgram(const std::string& path) {
+// (graph, output, the model's "compiled" metadata as JSON text or "" for a program file).
+std::tuple<std::shared_ptr<Graph>, NodeId, std::string> loadProgram(const std::string& path) {
   const nlohmann::json doc = io::parseJson(readWholeFile(path), path);
-  Graph g = isModelDocument(doc) ? modelFromJson(doc, path).path : graphFromJson(doc, path);
+  std::string compiled;
+  Graph g;
+  if (isModelDocument(doc)) {
+    CompiledModel model = modelFromJson(doc, path);
+    compiled = model.compiled.dump();
+    g = std::move(model.path);
+  } else {
+    g = graphFromJson(doc, path);
+  }
   if (g.output() == kNoNode) throw Error(path + ": the graph has no output node");
   const NodeId out = g.output();
-  return {std::make_shared<Graph>(std::move(g)), out};
+  return {std::make_shared<Graph>(std::move(g)), out, compiled};
 }
 
 pyb::dict statsOf(const std::shared_ptr<Graph>& g, NodeId output) {
@@ -378,6 +395,7 @@ void registerProgram(pyb::module_& m) {
       .def_readonly("nodes_after", &Compiled::nodesAfter)
       .def_readonly("seconds", &Compiled::seconds)
       .def_readonly("stopped", &Compiled::stopped)
+      .def_readonly("model_metadata", &Compiled::modelMetadata)
       .def_property_readonly("has_history", [](const Compiled& c) { return c.history != nullptr; })
       .def(
           "graph_at",
@@ -432,8 +450,18 @@ void registerProgram(pyb::module_& m) {
       },
       arg("graph"), arg("output"), arg("path"), arg("metadata") = std::string(),
       "Saves the program ending in `output` (its nodes only) as a graph file");
+  m.def(
+      "save_model",
+      [](const std::shared_ptr<Graph>& g, NodeId output, const std::string& path,
+         const std::string& compiled, const std::string& metadata) {
+        saveModelFile(path, programOnly(*g, output), io::parseJson(compiled, "compiled"), {},
+                      metadata.empty() ? nlohmann::json() : io::parseJson(metadata, "metadata"));
+      },
+      arg("graph"), arg("output"), arg("path"), arg("compiled"), arg("metadata") = std::string(),
+      "Saves a compiled path as a model file (`lsrl compile -o`), with a sidecar for its "
+      "large matrices");
   m.def("load_program", &loadProgram, arg("path"),
-        "(graph, output) of a graph file or a compiled model file");
+        "(graph, output, compiled metadata or \"\") of a graph file or a compiled model file");
   m.def("export_weights", &exportWeights, arg("graph"), arg("output"), arg("path"), arg("target"),
         arg("format"), arg("positivity"), arg("box"), arg("horizon"), arg("gru_update"),
         arg("stacked"), arg("hawk_residual"), arg("source"));

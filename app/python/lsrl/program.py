@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections import Counter
 from collections.abc import Sequence
 
@@ -105,9 +106,12 @@ class ForEach:
         self.compile_result = None
         self._set_program(output._graph, output._id)
 
-    def _set_program(self, graph, output_id: int) -> None:
+    def _set_program(self, graph, output_id: int, model_metadata: str = "") -> None:
         self._graph = graph
         self._output_id = output_id
+        # The "compiled" metadata (JSON text) while the program is a finished compile's path:
+        # save() then writes a model file, which holds paths too wide for a graph file.
+        self._model_metadata = model_metadata
         self._runner = None
         self._order = None
         self._tokens = None  # every token since the last reset (see __call__)
@@ -252,7 +256,7 @@ class ForEach:
         for rule, n in c.rule_counts.items():
             self.rule_counts[rule] = self.rule_counts.get(rule, 0) + n
         self.simplification_history.extend(_History(c) if c.has_history else [(r, None) for r in c.rules])
-        self._set_program(c.path, c.output)
+        self._set_program(c.path, c.output, c.model_metadata)
 
     def debranch_graph(self, max_steps=None, backend: str | None = None, optimize: bool = False) -> ForEach:
         """The compile of ``simplify`` (folds and debranching run together)."""
@@ -265,12 +269,18 @@ class ForEach:
 
     def save_json(self, path, metadata: dict | None = None) -> None:
         """Saves the program (the nodes that reach the output) as a graph file, the format
-        `lsrl compile` / `lsrl run` read. `metadata` is stored under "metadata"."""
+        `lsrl compile` / `lsrl run` read; after a finished ``simplify()`` (or when loaded
+        from one) as a compiled model file, as `lsrl compile -o` writes, whose large
+        matrices go to a safetensors file beside it. `metadata` is stored under "metadata"."""
         path = os.fspath(path)
         folder = os.path.dirname(path)
         if folder:
             os.makedirs(folder, exist_ok=True)
-        _lsrl.save_program(self._graph, self._output_id, path, json.dumps(metadata) if metadata else "")
+        extra = json.dumps(metadata) if metadata else ""
+        if self._model_metadata:
+            _lsrl.save_model(self._graph, self._output_id, path, self._model_metadata, extra)
+        else:
+            _lsrl.save_program(self._graph, self._output_id, path, extra)
 
     @classmethod
     def load_json(cls, path, verbose: bool = True) -> ForEach:
@@ -278,8 +288,10 @@ class ForEach:
         Refuses pickle files (unpickling can run arbitrary code)."""
         path = os.fspath(path)
         _refuse_pickle(path)
-        graph, output = _lsrl.load_program(path)
-        return cls(_wrap(graph, output), verbose=verbose)
+        graph, output, model_metadata = _lsrl.load_program(path)
+        loop = cls(_wrap(graph, output), verbose=verbose)
+        loop._model_metadata = model_metadata
+        return loop
 
     def save(self, path) -> None:
         """Same as save_json (the paper's save pickled; this saves graph JSON)."""
@@ -291,7 +303,16 @@ class ForEach:
         return cls.load_json(path, verbose=verbose)
 
     def __reduce__(self):
-        # Pickling goes through the graph JSON, so unpickling builds nodes, never code.
+        # Pickling goes through the graph JSON (a compiled path through its model file and
+        # sidecar), so unpickling builds nodes, never code.
+        if self._model_metadata:
+            with tempfile.TemporaryDirectory(prefix="lsrl-pickle-") as folder:
+                self.save_json(os.path.join(folder, "model.json"))
+                files = {}
+                for name in os.listdir(folder):
+                    with open(os.path.join(folder, name), "rb") as f:
+                        files[name] = f.read()
+            return (_from_model_files, (type(self), files, self.keep_graph_history, self.verbose))
         return (_from_json_text, (type(self), self.to_json(), self.keep_graph_history, self.verbose))
 
     def __deepcopy__(self, memo):
@@ -300,7 +321,7 @@ class ForEach:
         copy.simplification_history = _StepLog()
         copy.simplification_history.extend(list(self.simplification_history))
         copy.rule_counts = dict(self.rule_counts)
-        copy._set_program(self._graph.copy(), self._output_id)
+        copy._set_program(self._graph.copy(), self._output_id, self._model_metadata)
         return copy
 
     # ---- weights -------------------------------------------------------------------
@@ -351,6 +372,19 @@ def _refuse_pickle(path: str) -> None:
 def _from_json_text(cls, text, keep_graph_history, verbose):
     graph, output = _lsrl.program_from_json(text)
     return cls(_wrap(graph, output), keep_graph_history=keep_graph_history, verbose=verbose)
+
+
+def _from_model_files(cls, files: dict, keep_graph_history, verbose):
+    """Unpickles a compiled ForEach: its model file and sidecar, by name (see __reduce__)."""
+    with tempfile.TemporaryDirectory(prefix="lsrl-pickle-") as folder:
+        for name, data in files.items():
+            if os.path.basename(name) != name:
+                raise ValueError(f"pickled model: {name!r} is not a plain file name")
+            with open(os.path.join(folder, name), "wb") as f:
+                f.write(data)
+        loop = cls.load_json(os.path.join(folder, "model.json"), verbose=verbose)
+    loop.keep_graph_history = keep_graph_history
+    return loop
 
 
 def _token_block(x, backend: str):
