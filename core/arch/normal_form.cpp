@@ -410,7 +410,6 @@ std::vector<NfReluLayer<double>> toFloat(const std::vector<NfReluLayer<Exact>>& 
   return out;
 }
 
-using arch_ops::addProduct;
 using arch_ops::affine;
 using arch_ops::relu;
 
@@ -460,8 +459,7 @@ std::vector<std::vector<S>> runNormalForm(const NfModel<S>& model,
     std::vector<S> u = tokens[t];
     for (size_t l = 0; l < model.layers.size(); ++l) {
       const NfLayer<S>& L = model.layers[l];
-      std::vector<S> s = affine(L.A, state[l], L.bias);
-      addProduct(L.B, u, s);
+      std::vector<S> s = arch_ops::affine2(L.A, state[l], &L.B, &u, L.bias);
       if (L.update == StateUpdate::Relu) {
         for (S& v : s) v = relu(v);
       }

@@ -5,9 +5,11 @@
 
 #include <cstddef>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/arch/normal_form.h"
+#include "core/util/cancelling_sum.h"
 #include "core/util/error.h"
 
 namespace lsrl::arch_ops {
@@ -37,12 +39,42 @@ void addProduct(const Mat& M, const std::vector<S>& x, std::vector<S>& out) {
   }
 }
 
-// M x + b
+// A x + B y + b: exactly in exact arithmetic; in float64 each row's terms (bias and
+// products) summed by decreasing magnitude, as the path executor sums a row
+// (core/util/cancelling_sum.h), so that a target computes its rows as the path does.
+// B may be null (then y is not read).
+template <class S, class Mat>
+std::vector<S> affine2(const Mat& A, const std::vector<S>& x, const Mat* B, const std::vector<S>* y,
+                       const std::vector<S>& b) {
+  if constexpr (!std::is_same_v<S, double>) {
+    std::vector<S> out(b);
+    addProduct(A, x, out);
+    if (B != nullptr) addProduct(*B, *y, out);
+    return out;
+  } else {
+    std::vector<double> out(b.size());
+    std::vector<double> terms;
+    for (int r = 0; r < A.rows(); ++r) {
+      const auto row = static_cast<size_t>(r);
+      terms.assign(1, b[row]);
+      const auto add = [&](const Mat& M, const std::vector<double>& v) {
+        for (int64_t k = M.rowStart()[row]; k < M.rowStart()[row + 1]; ++k) {
+          const auto at = static_cast<size_t>(k);
+          terms.push_back(M.values()[at] * v[static_cast<size_t>(M.colIndex()[at])]);
+        }
+      };
+      add(A, x);
+      if (B != nullptr) add(*B, *y);
+      out[row] = sumByDecreasingMagnitude(terms.data(), static_cast<int>(terms.size()));
+    }
+    return out;
+  }
+}
+
+// M x + b (see affine2)
 template <class S, class Mat>
 std::vector<S> affine(const Mat& M, const std::vector<S>& x, const std::vector<S>& b) {
-  std::vector<S> out(b);
-  addProduct(M, x, out);
-  return out;
+  return affine2<S, Mat>(M, x, nullptr, nullptr, b);
 }
 
 // Throws unless token t has `inputDim` features; `kind` names the model.

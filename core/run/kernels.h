@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "core/run/plan.h"
+#include "core/util/cancelling_sum.h"
 
 namespace lsrl {
 
@@ -19,7 +21,20 @@ struct PlanKernels {
   // temps[0] accumulator, temps[1] product, temps[2] zero.
   static constexpr int kExactTemps = 3;
 
+  // Row r of a CSR instruction: its bias and products summed by decreasing magnitude
+  // (core/util/cancelling_sum.h), in `terms` (room for Plan::maxRowTerms_).
+  static double csrRow(const int32_t* rp, int r, const double* val, const int32_t* col,
+                       const double* buf, double bias, double* terms) {
+    int n = 0;
+    terms[n++] = bias;
+    for (int32_t k = rp[r], e = rp[r + 1]; k < e; ++k) terms[n++] = val[k] * buf[col[k]];
+    return sumByDecreasingMagnitude(terms, n);
+  }
+
   static void runFloat(const Plan& p, const Instr* it, const Instr* end, double* buf) {
+    thread_local std::vector<double> rowTerms;
+    if (rowTerms.size() < static_cast<size_t>(p.maxRowTerms_)) rowTerms.resize(p.maxRowTerms_);
+    double* terms = rowTerms.data();
     const int32_t* rowPtr = p.rowPtr_.data();
     const int32_t* col = p.col_.data();
     const int32_t* idx = p.idx_.data();
@@ -35,21 +50,13 @@ struct PlanKernels {
           // Row r may read out[r] itself (a LinState with diagonal A): the row is summed
           // before it is stored.
           const int32_t* rp = rowPtr + I.coef;
-          for (int r = 0; r < dim; ++r) {
-            double acc = b[r];
-            for (int32_t k = rp[r], e = rp[r + 1]; k < e; ++k) acc += val[k] * buf[col[k]];
-            out[r] = acc;
-          }
+          for (int r = 0; r < dim; ++r) out[r] = csrRow(rp, r, val, col, buf, b[r], terms);
           break;
         }
         case Kind::CsrScratch: {
           const int32_t* rp = rowPtr + I.coef;
           double* s = buf + p.scratchSlot_;
-          for (int r = 0; r < dim; ++r) {
-            double acc = b[r];
-            for (int32_t k = rp[r], e = rp[r + 1]; k < e; ++k) acc += val[k] * buf[col[k]];
-            s[r] = acc;
-          }
+          for (int r = 0; r < dim; ++r) s[r] = csrRow(rp, r, val, col, buf, b[r], terms);
           std::copy(s, s + dim, out);
           break;
         }

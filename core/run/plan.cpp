@@ -120,6 +120,15 @@ class PlanBuilder {
           break;
       }
     }
+    for (const auto* list : {&p_.instrs_, &p_.foldInstrs_}) {
+      for (const Plan::Instr& I : *list) {
+        if (I.kind != Plan::Kind::Csr && I.kind != Plan::Kind::CsrScratch) continue;
+        for (int r = 0; r < I.dim; ++r) {
+          const int32_t terms = p_.rowPtr_[I.coef + r + 1] - p_.rowPtr_[I.coef + r] + 1;
+          p_.maxRowTerms_ = std::max(p_.maxRowTerms_, terms);
+        }
+      }
+    }
     buildResetImages();
   }
 

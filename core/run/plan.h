@@ -119,6 +119,7 @@ class Plan {
   int inputWidth_ = 0;
   int inputSlot_ = 0;
   int scratchSlot_ = 0;
+  int maxRowTerms_ = 1;  // the most terms (products and the bias) of one CSR row
 
   std::vector<NodeId> order_;
   std::vector<NodeId> linStates_;      // program LinStates, in order_

@@ -272,9 +272,11 @@ TEST_F(StepperViewTest, StepsTheProgramAndTheCompiledModelToTheDictionaryValue) 
 }
 
 TEST_F(StepperViewTest, FindsWhereFloat64CompileDivergesFromExact) {
-  // tok2tok's float instability (docs/compiler.md): the paper's plain algorithm in float64.
+  // tok2tok's float instability (docs/compiler.md): the paper's plain algorithm in float64,
+  // on a dictionary it answers wrong (seed 9: float64 rows are summed by decreasing
+  // magnitude, which answers seeds 0-8 right).
   view->setEngines(EngineSpec::program(true), EngineSpec::compiled(false, /*optimize=*/false));
-  view->promptBuilder()->setTok2tokRandom(4, 10, 0);
+  view->promptBuilder()->setTok2tokRandom(4, 10, 9);
   QString description;
   const ExactSequence tokens = view->promptBuilder()->build(&description);
   view->setTokens(tokens);
@@ -297,7 +299,7 @@ TEST_F(StepperViewTest, FindsWhereFloat64CompileDivergesFromExact) {
   EXPECT_NE(d.describe().find("first divergence: t = " + std::to_string(d.step)),
             std::string::npos);
   // The exact program's last outputs are the dictionary value; the float model's are not.
-  const Tok2tokCase c = randomDictionary(4, 3, 10, 0);
+  const Tok2tokCase c = randomDictionary(4, 3, 10, 9);
   EXPECT_EQ(lastTokens(view->runA()->exactOutputs, 3), tok2tokExpected(c.dictionary, c.query, 3));
   std::vector<int> floatAnswer;
   for (size_t t = tokens.size() - 3; t < tokens.size(); ++t)
