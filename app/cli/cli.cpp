@@ -30,6 +30,7 @@ constexpr Subcommand kSubcommands[] = {
     {"noise", "weight-noise robustness of compiled models (paper Fig. 4)", cmdNoise},
     {"devices", "list the Vulkan compute devices (and why there are none)", cmdDevices},
     {"model", "the seed architectures: mingru, minlstm, gateloop, lattice, looped", cmdModel},
+    {"train", "train a seed model (PyTorch; lsrl train NAME --help)", cmdTrain},
 };
 
 void printUsage(std::ostream& os) {

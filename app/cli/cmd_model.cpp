@@ -1,5 +1,6 @@
-// lsrl model list | run NAME [...] | save NAME -o W.safetensors: the seed architectures
-// (core/models) from the command line.
+// lsrl model list | run NAME [...] | eval NAME [...] | save NAME -o W.safetensors: the seed
+// architectures (core/models) from the command line.
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -7,6 +8,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/model_backends.h"
 #include "core/io/json_util.h"
+#include "core/models/model_eval.h"
 #include "core/models/seed_model.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
@@ -38,6 +40,58 @@ nlohmann::json rowsToJson(const models::Sequence& rows) {
   return out;
 }
 
+// The task a run or an eval scores by default: a trained checkpoint's own task, else the
+// model's first scored task (eval) or first task (run).
+std::string defaultTask(const Args& args, const std::string& kind, const models::SeedModel& model,
+                        bool scored) {
+  if (args.has("weights")) {
+    const nlohmann::json meta = models::seedModelMetadata(kind, args.get("weights"));
+    if (meta.contains("task") && meta["task"].is_string()) return meta["task"].get<std::string>();
+  }
+  if (!scored) return model.tasks().at(0);
+  const std::vector<std::string> scoredTasks = models::scoredTasks(model);
+  if (scoredTasks.empty())
+    throw Error(kind + ": this config has no task with targets to score (see lsrl model list)");
+  return scoredTasks[0];
+}
+
+int seedOf(const Args& args) {
+  return args.has("seed") ? parseIntValue(args.get("seed"), "--seed", 0, 1 << 30) : 0;
+}
+
+int evalModel(const Args& args, const std::string& kind, const models::SeedModel& model,
+              std::ostream& out) {
+  const std::string task =
+      args.has("task") ? args.get("task") : defaultTask(args, kind, model, true);
+  const int samples =
+      args.has("samples") ? parseIntValue(args.get("samples"), "--samples", 1, 10000000) : 1000;
+  const std::string backend = args.get("backend", "cpu");
+  const ModelBackend which = modelBackendFromName(backend);
+  models::SeedModelRunner runner;
+  if (which != ModelBackend::Cpu)
+    runner = [&](const models::Sequence& input) {
+      return runSeedModel(model, input, which, nullptr);
+    };
+  const auto start = std::chrono::steady_clock::now();
+  // The Vulkan backend records its command buffers on one queue: one thread.
+  const models::Score score =
+      models::evaluateSeedModel(model, task, static_cast<uint64_t>(seedOf(args)), samples,
+                                which == ModelBackend::Cpu ? 0 : 1, runner);
+  nlohmann::ordered_json result;
+  result["model"] = kind;
+  result["task"] = task;
+  result["samples"] = samples;
+  result["seed"] = seedOf(args);
+  result["backend"] = backend;
+  result["accuracy"] = score.accuracy();
+  result["right"] = score.right;
+  result["targets"] = score.total;
+  result["wall_s"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out << result.dump() << "\n";
+  return 0;
+}
+
 int listModels(std::ostream& out) {
   nlohmann::ordered_json doc = nlohmann::ordered_json::array();
   for (const std::string& kind : models::seedModelKinds()) {
@@ -60,19 +114,25 @@ int cmdModel(const Argv& argv, std::ostream& out) {
       "       lsrl model run NAME [--config CFG.json | --weights W.safetensors]\n"
       "                      [--input IN.json | --task T] [--seed N] [--backend cpu|vulkan]\n"
       "                      [--trace TRACE.json]\n"
+      "       lsrl model eval NAME [--config CFG.json | --weights W.safetensors] [--task T]\n"
+      "                       [--samples N] [--seed S] [--backend cpu|vulkan]\n"
       "       lsrl model save NAME [--config CFG.json] -o W.safetensors",
       "The seed architectures: mingru, minlstm, gateloop, lattice, looped (docs/models.md).\n"
       "`list` prints each model's tasks, widths and default config as JSON. `run` runs a\n"
       "model (with no config: a small default, seed 0) on an input sequence (IN.json as for\n"
       "lsrl run) or a synthetic task (default: the model's first task, drawn with --seed)\n"
       "and prints {\"model\", \"task\", \"backend\", \"outputs\"}; --trace writes the trace,\n"
-      "JSON with named arrays. `save` writes a model's weights and config.",
+      "JSON with named arrays. `eval` scores a model on N samples (seeds S, S+1, ...) of a\n"
+      "task with targets (default: a checkpoint's training task) and prints {\"model\",\n"
+      "\"task\", \"samples\", \"accuracy\", ...}: the fraction of target tokens whose largest\n"
+      "output is the target. `save` writes a model's weights and config.",
       {{"config", "CFG.json", "model config (sizes, seed, mode); missing keys: defaults"},
        {"weights", "W.safetensors", "run: weights written by lsrl model save"},
        {"input", "IN.json", "run: one token sequence {\"tokens\": [[...], ...]}"},
        {"task", "T", "run: a synthetic task (lsrl model list shows them)"},
-       {"seed", "N", "run: seed of the task's input (default 0)"},
-       {"backend", "B", "run: cpu (float64, default) or vulkan (fp32)"},
+       {"seed", "N", "run: seed of the task's input; eval: of the first sample (default 0)"},
+       {"samples", "N", "eval: samples to score (default 1000)"},
+       {"backend", "B", "run, eval: cpu (float64, default) or vulkan (fp32)"},
        {"trace", "TRACE.json", "run: also write the trace"},
        {"o", "W.safetensors", "save: output file"}},
       1,
@@ -84,8 +144,8 @@ int cmdModel(const Argv& argv, std::ostream& out) {
     if (args->positional().size() != 1) throw Error("lsrl model list takes no model name");
     return listModels(out);
   }
-  if (action != "run" && action != "save")
-    throw Error("unknown action \"" + action + "\" (list, run, save)");
+  if (action != "run" && action != "save" && action != "eval")
+    throw Error("unknown action \"" + action + "\" (list, run, eval, save)");
   if (args->positional().size() != 2)
     throw Error("lsrl model " + action + " needs a model name (lsrl model list shows them)");
   const std::string& kind = args->positional()[1];
@@ -96,6 +156,11 @@ int cmdModel(const Argv& argv, std::ostream& out) {
     out << "wrote " << args->get("o") << "\n";
     return 0;
   }
+  if (action == "eval") {
+    if (args->has("input") || args->has("trace"))
+      throw Error("lsrl model eval scores task samples: --input and --trace are for run");
+    return evalModel(*args, kind, *model, out);
+  }
   if (args->has("input") && args->has("task")) throw Error("give --input or --task, not both");
   const std::string backend = args->get("backend", "cpu");
   const ModelBackend which = modelBackendFromName(backend);
@@ -104,9 +169,8 @@ int cmdModel(const Argv& argv, std::ostream& out) {
   if (args->has("input")) {
     input = models::loadSeedModelInput(args->get("input"));
   } else {
-    task = args->has("task") ? args->get("task") : model->tasks().at(0);
-    const int seed = args->has("seed") ? parseIntValue(args->get("seed"), "--seed", 0, 1 << 30) : 0;
-    input = model->taskInput(task, static_cast<uint64_t>(seed));
+    task = args->has("task") ? args->get("task") : defaultTask(*args, kind, *model, false);
+    input = model->taskInput(task, static_cast<uint64_t>(seedOf(*args)));
   }
   models::Trace trace;
   const bool wantTrace = args->has("trace");

@@ -21,5 +21,6 @@ int cmdExport(const Argv& args, std::ostream& out);
 int cmdNoise(const Argv& args, std::ostream& out);
 int cmdDevices(const Argv& args, std::ostream& out);
 int cmdModel(const Argv& args, std::ostream& out);
+int cmdTrain(const Argv& args, std::ostream& out);
 
 }  // namespace lsrl::cli

@@ -50,7 +50,7 @@ if program is None:
 program.save_json(out)
 )PY";
 
-std::string pythonPath() {
+std::string searchPath() {
   if (const char* p = std::getenv("LSRL_PYTHONPATH")) return p;
   std::string path;
   for (const char* dir : {LSRL_PYTHON_BUILD_DIR, LSRL_PYTHON_INSTALL_DIR}) {
@@ -66,14 +66,20 @@ std::string pythonPath() {
 
 }  // namespace
 
+std::string pythonInterpreter() {
+  const char* interpreter = std::getenv("LSRL_PYTHON");
+  return interpreter && *interpreter ? interpreter : "/usr/bin/python3";
+}
+
+std::string lsrlPythonPath() { return searchPath(); }
+
 bool isPythonProgramPath(const std::string& path) {
   return path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0;
 }
 
 Graph loadPythonProgram(const std::string& path, nlohmann::json* metadata, int timeoutMs) {
   if (!std::filesystem::is_regular_file(path)) throw Error(path + ": no such file");
-  const char* interpreter = std::getenv("LSRL_PYTHON");
-  const std::string python = interpreter && *interpreter ? interpreter : "/usr/bin/python3";
+  const std::string python = pythonInterpreter();
   char tmpl[] = "/tmp/lsrl-program-XXXXXX.json";
   const int fd = mkstemps(tmpl, 5);
   if (fd < 0) throw Error(path + ": cannot create a temporary file for the program's graph");
@@ -83,8 +89,8 @@ Graph loadPythonProgram(const std::string& path, nlohmann::json* metadata, int t
     std::string file;
     ~Remove() { std::filesystem::remove(file); }
   } remove{out};
-  const SubprocessResult r =
-      runSubprocess({python, "-c", kDriver, path, out}, {{"PYTHONPATH", pythonPath()}}, timeoutMs);
+  const SubprocessResult r = runSubprocess({python, "-c", kDriver, path, out},
+                                           {{"PYTHONPATH", lsrlPythonPath()}}, timeoutMs);
   const std::string stderrTail = lastLines(r.err.empty() ? r.out : r.err, r.errDropped);
   const std::string shown = stderrTail.empty() ? "" : ":\n" + stderrTail;
   if (r.timedOut) {

@@ -21,6 +21,11 @@ inline constexpr int kPythonProgramTimeoutMs = 60000;
 
 bool isPythonProgramPath(const std::string& path);  // ends in ".py"
 
+// The interpreter ($LSRL_PYTHON, else /usr/bin/python3) and the PYTHONPATH that finds the
+// `lsrl` package (see above): also what `lsrl train` and the explorer's Train… run with.
+std::string pythonInterpreter();
+std::string lsrlPythonPath();
+
 // Throws lsrl::Error naming the file: Python's traceback when the file fails, a timeout,
 // a file that defines no ForEach, a missing `lsrl` module.
 Graph loadPythonProgram(const std::string& path, nlohmann::json* metadata = nullptr,

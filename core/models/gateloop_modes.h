@@ -11,9 +11,9 @@
 // (row = key index r, column = value index c).
 //
 //   GateLoopInputs in = gateLoopInputs(1, 1, 3);           // one channel, T = 3
-//   in.logA = {gateLoopLogTransition(0, 0), ...};           // σ(0) = 0.5, phase 0
+//   in.logA.assign(3, gateLoopLogTransition(0, 0));         // a = σ(0) = 0.5, phase 0
 //   in.q = {1, 1, 2}; in.k = {1, 2, 0}; in.v = {1, -1, 3};
-//   std::vector<Complex> y = gateLoopRecurrent(in);         // (1, −1.25, −1.25)
+//   std::vector<Complex> y = gateLoopRecurrent(in);         // (1, −1.5, −1.5)
 //   // == gateLoopScan(in) == gateLoopAttention(in) to rounding
 #pragma once
 

@@ -156,7 +156,9 @@ Json LatticeConfig::toJson() const {
           {"mu_mode", muMode},
           {"mu", mu},
           {"activation", activation},
-          {"output_gate", outputGate}};
+          {"output_gate", outputGate},
+          {"recall_pairs", recallPairs},
+          {"recall_queries", recallQueries}};
 }
 
 LatticeConfig LatticeConfig::fromJson(const Json& json) {
@@ -190,6 +192,8 @@ LatticeConfig LatticeConfig::fromJson(const Json& json) {
   c.muMode = getName(json, "mu_mode", def.muMode);
   c.mu = getNumber(json, "mu", def.mu);
   c.activation = getName(json, "activation", def.activation);
+  c.recallPairs = getInt(json, "recall_pairs", def.recallPairs);
+  c.recallQueries = getInt(json, "recall_queries", def.recallQueries);
   if (json.contains("output_gate")) {
     if (!json["output_gate"].is_boolean())
       badKey("output_gate", "must be true or false, got " + json["output_gate"].dump());
@@ -205,6 +209,10 @@ void LatticeConfig::validate() const {
                                {"d", d},
                                {"m", m},
                                {"chunk", chunk}})
+    if (v < 1 || v > kMaxElements)
+      badKey(key, "must be between 1 and 1000000, got " + std::to_string(v));
+  for (const auto& [key, v] : {std::pair<const char*, int>{"recall_pairs", recallPairs},
+                               {"recall_queries", recallQueries}})
     if (v < 1 || v > kMaxElements)
       badKey(key, "must be between 1 and 1000000, got " + std::to_string(v));
   requireOneOf("input", input, {"projected", "direct"});
@@ -464,9 +472,33 @@ void LatticeModel::addHeadTrace(Trace& trace, int head, const std::vector<Lattic
   trace.add(p + "y", {T, d}, gather(&LatticeStepOut::y));
 }
 
-std::vector<std::string> LatticeModel::tasks() const { return latticeDemoNames(); }
+std::vector<std::string> LatticeModel::tasks() const {
+  std::vector<std::string> names = latticeDemoNames();
+  if (recallParams()) names.push_back("assoc_recall");
+  return names;
+}
+
+std::optional<AssocRecallParams> LatticeModel::recallParams() const {
+  const int values = config_.heads * config_.d;
+  if (config_.input != "projected" || config_.outputGate ||
+      config_.dIn - values < config_.recallPairs)
+    return std::nullopt;
+  return AssocRecallParams{config_.dIn - values, values, config_.recallPairs,
+                           config_.recallQueries};
+}
 
 Sequence LatticeModel::taskInput(const std::string& task, uint64_t seed) const {
+  if (task == "assoc_recall") {
+    const std::optional<AssocRecallParams> p = recallParams();
+    if (!p)
+      throw Error(
+          "lattice: task \"assoc_recall\" needs projected input, no output gate and at "
+          "least recall_pairs = " +
+          std::to_string(config_.recallPairs) +
+          " key channels beside the heads·d = " + std::to_string(config_.heads * config_.d) +
+          " value channels (d_in = " + std::to_string(config_.dIn) + ")");
+    return assocRecallSample(*p, seed).rows;
+  }
   Sequence rows;
   if (config_.input == "projected") {
     for (LatticeToken& tok : latticeDemo(task, config_.m, config_.dIn, seed))

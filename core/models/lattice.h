@@ -15,7 +15,8 @@
 //   lambda 0.05 (l1), eps 1e-12, chunk 1 (> 1: §1.7's approximation, nosr/osr only),
 //   init "identity"|"random_orthonormal" (S_0), gamma_mode "sigmoid"|"constant",
 //   gamma 1 (the constant), mu_mode "constant"|"sigmoid", mu 1 (the constant),
-//   activation "none"|"silu"|"tanh" (on k, v, q), output_gate false.
+//   activation "none"|"silu"|"tanh" (on k, v, q), output_gate false,
+//   recall_pairs 4, recall_queries 4 (the "assoc_recall" task, assoc_recall.h).
 // The default is d = m = 3 (not m = 4) so that S_0 can be orthonormal and the slots are
 // points on the sphere the explorer draws without PCA.
 //
@@ -46,9 +47,11 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/models/assoc_recall.h"
 #include "core/models/lattice_step.h"
 #include "core/models/seed_model.h"
 
@@ -70,6 +73,8 @@ struct LatticeConfig {
   double mu = 1;
   std::string activation = "none";  // "none" | "silu" | "tanh"
   bool outputGate = false;
+  int recallPairs = 4;    // "recall_pairs"
+  int recallQueries = 4;  // "recall_queries"
 
   nlohmann::json toJson() const;
   // Missing keys keep their defaults; lsrl::Error naming the key for an unknown key, a
@@ -97,10 +102,16 @@ class LatticeModel : public SeedModel {
   int inputWidth() const override;
   int outputWidth() const override;
   Sequence run(const Sequence& input, Trace* trace = nullptr) const override;
+  // The geometric demos, and "assoc_recall" where recallParams() exists.
   std::vector<std::string> tasks() const override;
   // Direct input: each head gets latticeDemo(task, m, d, seed + head). Projected input:
-  // x_t is the v_t of latticeDemo(task, m, d_in, seed).
+  // x_t is the v_t of latticeDemo(task, m, d_in, seed); "assoc_recall": the rows of
+  // assocRecallSample(recallParams(), seed).
   Sequence taskInput(const std::string& task, uint64_t seed) const override;
+  // The associative-recall task this model can be trained on: the output (H·d) read as
+  // logits over the values, the other d_in − H·d input channels one-hot keys. Empty for
+  // direct input, an output gate, or fewer key channels than recall_pairs.
+  std::optional<AssocRecallParams> recallParams() const;
 
   const LatticeConfig& settings() const { return config_; }
   // E.g. m > d with init "identity": S_0 falls back to random unit columns (§1.5).

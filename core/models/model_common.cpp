@@ -63,10 +63,13 @@ Tensor filled(const std::string& name, std::vector<int64_t> shape, double value)
 }
 
 void saveWeights(const std::string& path, const std::string& kind, const nlohmann::json& config,
-                 const std::vector<Tensor>& tensors) {
+                 const std::vector<Tensor>& tensors, const nlohmann::json& extra) {
   TensorFile file;
   file.tensors = tensors;
-  file.metadataJson = nlohmann::json{{"model", kind}, {"config", config}}.dump();
+  nlohmann::json meta = extra.is_object() ? extra : nlohmann::json::object();
+  meta["model"] = kind;
+  meta["config"] = config;
+  file.metadataJson = meta.dump();
   writeSafetensors(path, file);
 }
 
@@ -95,6 +98,7 @@ LoadedWeights loadWeights(const std::string& path, const std::string& kind) {
     throw Error(path + ": holds a " + meta["model"].get<std::string>() + " model, not " + kind);
   LoadedWeights out;
   out.config = meta.value("config", nlohmann::json::object());
+  out.metadata = meta;
   out.tensors = file.tensors;
   out.where = path;
   return out;

@@ -42,13 +42,16 @@ Tensor randomUniform(Rng& rng, const std::string& name, std::vector<int64_t> sha
                      double hi);
 Tensor filled(const std::string& name, std::vector<int64_t> shape, double value);
 
-// Weights files: the tensors, and {"model": kind, "config": config} as the "lsrl" metadata.
+// Weights files: the tensors, and {"model": kind, "config": config} as the "lsrl" metadata,
+// plus the entries of `extra` (a trained checkpoint's "task" and "training").
 void saveWeights(const std::string& path, const std::string& kind, const nlohmann::json& config,
-                 const std::vector<Tensor>& tensors);
+                 const std::vector<Tensor>& tensors,
+                 const nlohmann::json& extra = nlohmann::json::object());
 struct LoadedWeights {
   nlohmann::json config;
   std::vector<Tensor> tensors;
-  std::string where;  // the file, for messages
+  std::string where;                                   // the file, for messages
+  nlohmann::json metadata = nlohmann::json::object();  // the whole "lsrl" metadata object
 
   // The tensor `name` with exactly `shape`; throws lsrl::Error naming the file, the tensor
   // and expected vs got.

@@ -66,12 +66,25 @@ std::unique_ptr<SeedModel> makeSeedModel(const std::string& kind, const nlohmann
   return factory(kind).fromConfig(config.is_null() ? nlohmann::json::object() : config);
 }
 
+std::unique_ptr<SeedModel> makeSeedModel(const std::string& kind, const nlohmann::json& config,
+                                         const std::vector<Tensor>& weights) {
+  LoadedWeights given;
+  given.config = config.is_null() ? nlohmann::json::object() : config;
+  given.tensors = weights;
+  given.where = kind + " weights";
+  return factory(kind).fromWeights(given);
+}
+
 std::unique_ptr<SeedModel> loadSeedModel(const std::string& kind, const std::string& path) {
   return factory(kind).fromWeights(loadWeights(path, kind));
 }
 
-void saveSeedModel(const SeedModel& model, const std::string& path) {
-  saveWeights(path, model.kind(), model.config(), model.weights());
+void saveSeedModel(const SeedModel& model, const std::string& path, const nlohmann::json& extra) {
+  saveWeights(path, model.kind(), model.config(), model.weights(), extra);
+}
+
+nlohmann::json seedModelMetadata(const std::string& kind, const std::string& path) {
+  return loadWeights(path, kind).metadata;
 }
 
 Sequence loadSeedModelInput(const std::string& path) {

@@ -44,9 +44,18 @@ std::vector<std::string> seedModelKinds();  // "mingru", "minlstm", "gateloop", 
 // A model of `kind` from its config (missing keys: the small default, seed 0). Throws
 // lsrl::Error for an unknown kind (listing the known ones) or a bad config.
 std::unique_ptr<SeedModel> makeSeedModel(const std::string& kind, const nlohmann::json& config);
+// A model of `kind` with `config` and exactly these weights (names and shapes as the
+// model's header lists them; lsrl::Error naming a missing or misshaped tensor).
+std::unique_ptr<SeedModel> makeSeedModel(const std::string& kind, const nlohmann::json& config,
+                                         const std::vector<Tensor>& weights);
 // A model from a weights file written by saveSeedModel (its config is in the metadata).
 std::unique_ptr<SeedModel> loadSeedModel(const std::string& kind, const std::string& path);
-void saveSeedModel(const SeedModel& model, const std::string& path);
+// `extra`: more metadata entries (a trained checkpoint's "task" and "training").
+void saveSeedModel(const SeedModel& model, const std::string& path,
+                   const nlohmann::json& extra = nlohmann::json::object());
+// The "lsrl" metadata of a weights file of `kind`: {"model", "config", and for a trained
+// checkpoint "task" (what it was trained on) and "training" (steps, seed, accuracy, ...)}.
+nlohmann::json seedModelMetadata(const std::string& kind, const std::string& path);
 // One token sequence from IN.json ({"tokens": [[...], ...]}, as lsrl run reads it) as
 // float64 rows. Throws lsrl::Error naming the file (a batch file is refused).
 Sequence loadSeedModelInput(const std::string& path);

@@ -77,6 +77,45 @@ TEST_F(ModelCli, SavedWeightsRunAgainWithTheSameOutputs) {
   EXPECT_EQ(nlohmann::json::parse(c.out)["outputs"].size(), 3u);
 }
 
+TEST_F(ModelCli, EvalScoresTaskSamplesAndDefaultsToTheCheckpointsTask) {
+  const Result a = lsrl({"model", "eval", "looped", "--samples", "20", "--seed", "3"});
+  ASSERT_EQ(a.code, 0) << a.err;
+  const auto first = nlohmann::json::parse(a.out);
+  EXPECT_EQ(first["model"], "looped");
+  EXPECT_EQ(first["task"], "sudoku");  // the first scored task
+  EXPECT_EQ(first["samples"], 20);
+  EXPECT_EQ(first["targets"], 20 * 8);  // 8 blank cells each
+  EXPECT_DOUBLE_EQ(first["accuracy"].get<double>(),
+                   first["right"].get<double>() / first["targets"].get<double>());
+  const Result lcs = lsrl({"model", "eval", "looped", "--task", "lcs", "--samples", "7"});
+  ASSERT_EQ(lcs.code, 0) << lcs.err;
+  EXPECT_EQ(nlohmann::json::parse(lcs.out)["targets"], 7);  // the last token of each
+
+  // A checkpoint's metadata names its task: eval and run use it unless told otherwise.
+  write("cfg.json", R"({"d_in": 12, "d": 4, "m": 4})");
+  ASSERT_EQ(
+      lsrl({"model", "save", "lattice", "--config", path("cfg.json"), "-o", path("l.safetensors")})
+          .code,
+      0);
+  const Result bare = lsrl({"model", "eval", "lattice", "--weights", path("l.safetensors")});
+  ASSERT_EQ(bare.code, 0) << bare.err;
+  EXPECT_EQ(nlohmann::json::parse(bare.out)["task"], "assoc_recall");
+  EXPECT_EQ(nlohmann::json::parse(bare.out)["samples"], 1000);
+}
+
+TEST_F(ModelCli, EvalMisuseIsRefusedWithTheReason) {
+  auto expectError = [&](const std::vector<std::string>& args, const std::string& part) {
+    const Result r = lsrl(args);
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_NE(r.err.find(part), std::string::npos) << r.err;
+  };
+  expectError({"model", "eval", "lattice"}, "no task with targets to score");
+  expectError({"model", "eval", "looped", "--task", "random"},
+              "task \"random\" has no targets to score");
+  expectError({"model", "eval", "mingru", "--samples", "0"}, "--samples");
+  expectError({"model", "eval", "mingru", "--trace", path("t.json")}, "--input and --trace");
+}
+
 TEST_F(ModelCli, MisuseIsRefusedWithTheReason) {
   auto expectError = [&](const std::vector<std::string>& args, const std::string& part) {
     const Result r = lsrl(args);

@@ -56,5 +56,6 @@ void registerNumbers(pyb::module_& m);
 void registerGraph(pyb::module_& m);
 void registerSugar(pyb::module_& m);
 void registerProgram(pyb::module_& m);
+void registerModels(pyb::module_& m);
 
 }  // namespace lsrl::py

@@ -34,4 +34,5 @@ PYBIND11_MODULE(_lsrl, m) {
   lsrl::py::registerGraph(m);
   lsrl::py::registerSugar(m);
   lsrl::py::registerProgram(m);
+  lsrl::py::registerModels(m);
 }

@@ -1,5 +1,6 @@
 #include "app/studio/zoo/model_run.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/models/seed_model.h"
@@ -46,6 +47,13 @@ ModelRun runSeedModelRequest(const ModelRunRequest& request) {
     throw Error("unknown backend \"" + request.backend + "\" (cpu, vulkan)");
   }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.weightsPath = request.weightsPath;
+  const std::vector<std::string> scored = models::scoredTasks(*model);
+  if (!run.task.empty() && std::find(scored.begin(), scored.end(), run.task) != scored.end()) {
+    run.targets = models::scoredSample(*model, run.task, request.taskSeed).targets;
+    run.marks = models::tokenMarks(run.output, run.targets);
+    run.score = models::scoreOutputs(run.output, run.targets);
+  }
   return run;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/models/model_common.h"
+#include "core/models/scored_tasks.h"
 
 namespace lsrl::studio {
 
@@ -28,6 +29,11 @@ struct ModelRun {
   models::Sequence input, output;
   models::Trace trace;
   double seconds = 0;  // the forward pass's wall time
+  // For a scored task (core/models/scored_tasks.h): the target class per token (−1: none),
+  // per token 1 right / 0 wrong / −1 not scored, and the total. Empty otherwise.
+  std::vector<int> targets, marks;
+  models::Score score;
+  std::string weightsPath;  // the checkpoint the model came from; empty for random weights
 };
 
 // Builds the model and runs it with a trace. Throws lsrl::Error naming what is wrong (an

@@ -16,6 +16,7 @@
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QTabWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -26,8 +27,13 @@
 #include "app/studio/zoo/looped_view.h"
 #include "app/studio/zoo/model_zoo_panel.h"
 #include "app/studio/zoo/step_bar.h"
+#include "app/studio/zoo/token_marks.h"
 #include "app/studio/zoo/trace_export.h"
+#include "app/studio/zoo/train_dialog.h"
+#include "app/studio/zoo/training_chart.h"
 #include "app/studio/zoo/view_page.h"
+#include "core/models/scored_tasks.h"
+#include "core/models/training_log.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {
@@ -92,12 +98,32 @@ ModelTab::ModelTab(QWidget* parent) : QWidget(parent) {
     connect(view, &ModelView::stepRequested, stepBar_, &StepBar::setStep);
   }
 
+  marks_ = new TokenMarks;
+  auto* viewsPage = new QWidget;
+  auto* viewsLayout = new QVBoxLayout(viewsPage);
+  viewsLayout->setContentsMargins(0, 0, 0, 0);
+  viewsLayout->addWidget(stepBar_);
+  viewsLayout->addWidget(stack_, 1);
+  trainingChart_ = new TrainingChart;
+  trainingNote_ =
+      new QLabel(tr("Run a trained checkpoint to see its training curves, or press "
+                    "Train… to train one."));
+  trainingNote_->setWordWrap(true);
+  auto* trainingPage = new QWidget;
+  auto* trainingLayout = new QVBoxLayout(trainingPage);
+  trainingLayout->addWidget(trainingNote_);
+  trainingLayout->addWidget(trainingChart_, 1);
+  tabs_ = new QTabWidget;
+  tabs_->setObjectName(QStringLiteral("ModelPages"));
+  tabs_->addTab(viewsPage, tr("Views"));
+  tabs_->addTab(trainingPage, tr("Training"));
+
   auto* right = new QWidget;
   auto* rightLayout = new QVBoxLayout(right);
   rightLayout->setContentsMargins(4, 4, 4, 4);
   rightLayout->addLayout(statusRow);
-  rightLayout->addWidget(stepBar_);
-  rightLayout->addWidget(stack_, 1);
+  rightLayout->addWidget(marks_);
+  rightLayout->addWidget(tabs_, 1);
   auto* splitter = new QSplitter;
   splitter->addWidget(zooScroll);
   splitter->addWidget(right);
@@ -111,7 +137,12 @@ ModelTab::ModelTab(QWidget* parent) : QWidget(parent) {
   connect(cancel_, &QPushButton::clicked, this, &ModelTab::cancelRun);
   connect(stepBar_, &StepBar::stepChanged, this, [this](int step) {
     if (ModelView* v = currentView()) v->setStep(step);
+    if (run_ && run_->kind != "looped") marks_->setCurrent(step);  // steps are tokens
   });
+  connect(marks_, &TokenMarks::tokenClicked, this, [this](int token) {
+    if (run_ && run_->kind != "looped") stepBar_->setStep(token);
+  });
+  connect(zoo_, &ModelZooPanel::trainRequested, this, [this] { openTrainDialog(); });
   connect(export_->menu(), &QMenu::aboutToShow, this, &ModelTab::fillExportMenu);
 }
 
@@ -210,15 +241,81 @@ void ModelTab::showRun(std::shared_ptr<const ModelRun> run) {
   stack_->setCurrentWidget(pages_.value(target));
   export_->setEnabled(true);
   const int steps = modelRunSteps(*run_);
-  status_->setText(
-      tr("%1 on %2, %3 tokens, %4 backend: %5 ms")
+  QString status =
+      tr("%1 (%2) on %3, %4 tokens, %5 backend: %6 ms")
           .arg(QString::fromStdString(run_->kind),
+               run_->weightsPath.empty()
+                   ? tr("random weights")
+                   : QFileInfo(QString::fromStdString(run_->weightsPath)).fileName(),
                run_->task.empty() ? tr("the input file") : QString::fromStdString(run_->task))
           .arg(run_->input.size())
           .arg(QString::fromStdString(run_->backend))
-          .arg(run_->seconds * 1000, 0, 'f', 1));
+          .arg(run_->seconds * 1000, 0, 'f', 1);
+  if (run_->score.total > 0)
+    status += tr(" · accuracy %1% (%2 of %3 target tokens right)")
+                  .arg(100 * run_->score.accuracy(), 0, 'f', 1)
+                  .arg(run_->score.right)
+                  .arg(run_->score.total);
+  status_->setText(status);
+  marks_->setMarks(run_->marks);
+  marks_->setCurrent(run_->kind == "looped" ? -1 : 0);
+  showTrainingLog();
   stepBar_->setSteps(steps, QString::fromUtf8(modelStepName(run_->kind)));
   target->setStep(0);
+}
+
+void ModelTab::showTrainingLog() {
+  if (!run_ || run_->weightsPath.empty()) {
+    trainingChart_->clear();
+    trainingNote_->setText(
+        tr("Random weights: no training log. Press Train… to train this "
+           "config."));
+    return;
+  }
+  const std::string path = models::trainingLogPathFor(run_->weightsPath);
+  try {
+    const models::TrainingLog log = models::readTrainingLog(path);
+    trainingChart_->setLog(log);
+    QString note = tr("From %1").arg(QDir::toNativeSeparators(QString::fromStdString(path)));
+    if (log.end.is_object() && log.end.contains("eval_accuracy"))
+      note += tr(": held-out accuracy %1% after %2 steps in %3 s")
+                  .arg(100 * log.end.value("eval_accuracy", 0.0), 0, 'f', 1)
+                  .arg(log.end.value("steps", 0))
+                  .arg(log.end.value("wall_s", 0.0), 0, 'f', 0);
+    trainingNote_->setText(note);
+  } catch (const std::exception& e) {
+    trainingChart_->clear();
+    trainingNote_->setText(
+        tr("No training log beside this checkpoint (%1).").arg(QString::fromUtf8(e.what())));
+  }
+}
+
+TrainDialog* ModelTab::openTrainDialog() {
+  if (trainDialog_ && trainDialog_->isTraining()) {
+    trainDialog_->raise();
+    trainDialog_->activateWindow();
+    return trainDialog_;
+  }
+  try {
+    const nlohmann::json config = zoo_->configJson();
+    const auto model = models::makeSeedModel(zoo_->kind().toStdString(), config);
+    QStringList tasks;
+    for (const std::string& t : models::scoredTasks(*model)) tasks << QString::fromStdString(t);
+    QString current = tasks.value(0);
+    if (run_ && tasks.contains(QString::fromStdString(run_->task)))
+      current = QString::fromStdString(run_->task);
+    delete trainDialog_;
+    trainDialog_ = new TrainDialog(zoo_->kind(), model->config(), tasks, current, this);
+    connect(trainDialog_, &TrainDialog::trained, this, [this](const QString& path) {
+      zoo_->setWeightsFile(path);
+      startRun();
+      tabs_->setCurrentIndex(1);
+    });
+    trainDialog_->show();
+  } catch (const std::exception& e) {
+    reportError(QString::fromUtf8(e.what()));
+  }
+  return trainDialog_;
 }
 
 void ModelTab::reportError(const QString& what) {

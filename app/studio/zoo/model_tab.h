@@ -1,6 +1,9 @@
-// The explorer's Models tab (issue 8): the model zoo panel on the left; on the right the
-// run's status (progress, Cancel), the step bar and the view of the model's kind (Lattice
-// slot geometry, GateLoop transitions, minGRU/minLSTM gates, looped transformer). Runs go
+// The explorer's Models tab: the model zoo panel on the left; on the right the run's status
+// (progress, Cancel, the task accuracy on this input), the tokens marked right or wrong,
+// and two pages: the step bar with the view of the model's kind (Lattice slot geometry,
+// GateLoop transitions, minGRU/minLSTM gates, looped transformer), and Training, the loss
+// and accuracy curves of the checkpoint's training log. Train… opens the training dialog,
+// whose finished run is loaded and run here. Runs go
 // to a worker thread; the newest request wins (Cancel or a new Run drops an older one's
 // result: a forward pass cannot be interrupted, it finishes in the background).
 #pragma once
@@ -18,6 +21,7 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QStackedWidget;
+class QTabWidget;
 class QToolButton;
 
 namespace lsrl::studio {
@@ -25,6 +29,9 @@ namespace lsrl::studio {
 class ModelView;
 class ModelZooPanel;
 class StepBar;
+class TokenMarks;
+class TrainDialog;
+class TrainingChart;
 
 class ModelTab : public QWidget {
   Q_OBJECT
@@ -35,6 +42,12 @@ class ModelTab : public QWidget {
 
   ModelZooPanel* zoo() const { return zoo_; }
   StepBar* stepBar() const { return stepBar_; }
+  TokenMarks* tokenMarks() const { return marks_; }
+  TrainingChart* trainingChart() const { return trainingChart_; }
+  QTabWidget* pages() const { return tabs_; }
+  // Opens (or raises) the Train… dialog for the zoo panel's current config.
+  TrainDialog* openTrainDialog();
+  TrainDialog* trainDialog() const { return trainDialog_; }
 
   // Runs the zoo panel's request (or `request`) in the worker.
   void startRun();
@@ -73,9 +86,16 @@ class ModelTab : public QWidget {
   // Runs `write`; the status line says what was written where, or the error.
   void writeExport(const QString& what, const QString& path, const std::function<void()>& write);
   void reportError(const QString& what);
+  // The Training page: the log beside the run's checkpoint, if there is one.
+  void showTrainingLog();
 
   ModelZooPanel* zoo_;
   StepBar* stepBar_;
+  TokenMarks* marks_;
+  QTabWidget* tabs_;
+  TrainingChart* trainingChart_;
+  QLabel* trainingNote_;
+  TrainDialog* trainDialog_ = nullptr;
   QStackedWidget* stack_;
   QLabel* placeholder_;
   QMap<QString, ModelView*> views_;

@@ -8,11 +8,13 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "app/studio/zoo/trained_checkpoints.h"
 #include "core/models/seed_model.h"
 #include "core/util/error.h"
 
@@ -77,12 +79,27 @@ ModelZooPanel::ModelZooPanel(QWidget* parent) : QWidget(parent) {
   }
   run_ = new QPushButton(tr("Run"));
   run_->setDefault(true);
+  train_ = new QPushButton(tr("Train…"));
+  train_->setObjectName(QStringLiteral("TrainButton"));
+  train_->setToolTip(tr("Train this config on one of its tasks (PyTorch), watching the curves"));
+  trained_ = new QPushButton(tr("Trained"));
+  trained_->setObjectName(QStringLiteral("TrainedWeights"));
+  trained_->setToolTip(tr("The trained checkpoint shipped in examples/models"));
+  random_ = new QPushButton(tr("Random"));
+  random_->setObjectName(QStringLiteral("RandomWeights"));
+  random_->setToolTip(tr("Seeded random weights of the same config"));
+  auto* weightsChoice = new QWidget;
+  auto* choiceLayout = new QHBoxLayout(weightsChoice);
+  choiceLayout->setContentsMargins(0, 0, 0, 0);
+  choiceLayout->addWidget(trained_);
+  choiceLayout->addWidget(random_);
 
   auto* form = new QFormLayout;
   form->addRow(tr("Model"), kind_);
   form->addRow(tr("Seed"), seed_);
   form->addRow(tr("Weights"),
                fileRow(weights_, this, tr("Weights (*.safetensors);;All files (*)")));
+  form->addRow(QString(), weightsChoice);
   form->addRow(tr("Task"), task_);
   form->addRow(tr("Task seed"), taskSeed_);
   form->addRow(tr("Input"), fileRow(input_, this, tr("Token sequences (*.json);;All files (*)")));
@@ -92,12 +109,20 @@ ModelZooPanel::ModelZooPanel(QWidget* parent) : QWidget(parent) {
   layout->addLayout(form);
   layout->addWidget(new QLabel(tr("Config")));
   layout->addWidget(config_, 1);
-  layout->addWidget(run_);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(train_);
+  buttons->addWidget(run_, 1);
+  layout->addLayout(buttons);
 
   connect(kind_, &QComboBox::currentIndexChanged, this, [this] { loadKind(); });
   connect(weights_, &QLineEdit::textChanged, this, [this] { refreshInputs(); });
   connect(input_, &QLineEdit::textChanged, this, [this] { refreshInputs(); });
   connect(run_, &QPushButton::clicked, this, &ModelZooPanel::runRequested);
+  connect(train_, &QPushButton::clicked, this, &ModelZooPanel::trainRequested);
+  connect(trained_, &QPushButton::clicked, this, [this] { useTrainedWeights(); });
+  connect(random_, &QPushButton::clicked, this, [this] { useRandomWeights(); });
+  // Sizes decide which tasks exist (Lattice's assoc_recall needs key channels).
+  connect(config_, &QTableWidget::itemChanged, this, [this] { refreshTasks(); });
   kind_->setCurrentIndex(std::max(0, kind_->findData(QStringLiteral("lattice"))));
   loadKind();
 }
@@ -113,8 +138,15 @@ bool ModelZooPanel::setKind(const QString& kind) {
 QString ModelZooPanel::kind() const { return kind_->currentData().toString(); }
 
 void ModelZooPanel::loadKind() {
-  const auto model = models::makeSeedModel(kind().toStdString(), nlohmann::json::object());
-  const nlohmann::json config = model->config();
+  showConfig(models::makeSeedModel(kind().toStdString(), nlohmann::json::object())->config());
+  weights_->blockSignals(true);
+  weights_->setText(trainedCheckpoint(kind()));
+  weights_->blockSignals(false);
+  refreshInputs();
+}
+
+void ModelZooPanel::showConfig(const nlohmann::json& config) {
+  const QSignalBlocker quiet(config_);
   config_->setRowCount(0);
   for (const auto& [key, value] : config.items()) {
     if (key == "seed") continue;  // its own spin box
@@ -127,18 +159,60 @@ void ModelZooPanel::loadKind() {
   }
   config_->resizeColumnToContents(0);
   seed_->setValue(config.value("seed", 0));
-  task_->clear();
-  for (const std::string& task : model->tasks()) task_->addItem(QString::fromStdString(task));
-  refreshInputs();
 }
 
 void ModelZooPanel::refreshInputs() {
-  const bool fromWeights = !weights_->text().trimmed().isEmpty();
+  const QString weights = weights_->text().trimmed();
+  const bool fromWeights = !weights.isEmpty();
   config_->setEnabled(!fromWeights);
   seed_->setEnabled(!fromWeights);
+  trained_->setEnabled(!trainedCheckpoint(kind()).isEmpty() &&
+                       weights != trainedCheckpoint(kind()));
+  random_->setEnabled(fromWeights);
   const bool fromFile = !input_->text().trimmed().isEmpty();
   task_->setEnabled(!fromFile);
   taskSeed_->setEnabled(!fromFile);
+  QString preferred;
+  if (fromWeights) {
+    // The file's config is what runs: show it, and offer the task it was trained on.
+    try {
+      const nlohmann::json meta =
+          models::seedModelMetadata(kind().toStdString(), weights.toStdString());
+      showConfig(models::loadSeedModel(kind().toStdString(), weights.toStdString())->config());
+      if (meta.contains("task") && meta["task"].is_string())
+        preferred = QString::fromStdString(meta["task"].get<std::string>());
+    } catch (const std::exception&) {
+      // An unreadable file is reported when it runs; the form keeps what it shows.
+    }
+  }
+  refreshTasks(preferred);
+}
+
+void ModelZooPanel::refreshTasks(const QString& preferred) {
+  const QString current = preferred.isEmpty() ? task_->currentText() : preferred;
+  std::vector<std::string> names;
+  try {
+    names = models::makeSeedModel(kind().toStdString(), configJson())->tasks();
+  } catch (const std::exception&) {
+    names = models::makeSeedModel(kind().toStdString(), nlohmann::json::object())->tasks();
+  }
+  task_->blockSignals(true);
+  task_->clear();
+  for (const std::string& task : names) task_->addItem(QString::fromStdString(task));
+  task_->setCurrentIndex(std::max(0, task_->findText(current)));
+  task_->blockSignals(false);
+}
+
+QString ModelZooPanel::weightsFile() const { return weights_->text().trimmed(); }
+
+void ModelZooPanel::useTrainedWeights() { weights_->setText(trainedCheckpoint(kind())); }
+
+void ModelZooPanel::useRandomWeights() { weights_->clear(); }
+
+QStringList ModelZooPanel::tasks() const {
+  QStringList out;
+  for (int i = 0; i < task_->count(); ++i) out << task_->itemText(i);
+  return out;
 }
 
 bool ModelZooPanel::setConfigValue(const QString& key, const QString& jsonValue) {
@@ -172,24 +246,27 @@ bool ModelZooPanel::setBackend(const QString& backend) {
   return true;
 }
 
+nlohmann::json ModelZooPanel::configJson() const {
+  nlohmann::json config = nlohmann::json::object();
+  for (int row = 0; row < config_->rowCount(); ++row) {
+    const std::string key = config_->item(row, 0)->text().toStdString();
+    const std::string text = config_->item(row, 1)->text().trimmed().toStdString();
+    auto value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (value.is_discarded()) {
+      throw Error("config \"" + key + "\": \"" + text +
+                  "\" is not a JSON value (numbers as 4 or 0.5, strings in quotes: \"osr\")");
+    }
+    config[key] = std::move(value);
+  }
+  config["seed"] = seed_->value();
+  return config;
+}
+
 ModelRunRequest ModelZooPanel::request() const {
   ModelRunRequest r;
   r.kind = kind().toStdString();
   r.weightsPath = weights_->text().trimmed().toStdString();
-  if (r.weightsPath.empty()) {
-    r.config = nlohmann::json::object();
-    for (int row = 0; row < config_->rowCount(); ++row) {
-      const std::string key = config_->item(row, 0)->text().toStdString();
-      const std::string text = config_->item(row, 1)->text().trimmed().toStdString();
-      auto value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-      if (value.is_discarded()) {
-        throw Error("config \"" + key + "\": \"" + text +
-                    "\" is not a JSON value (numbers as 4 or 0.5, strings in quotes: \"osr\")");
-      }
-      r.config[key] = std::move(value);
-    }
-    r.config["seed"] = seed_->value();
-  }
+  if (r.weightsPath.empty()) r.config = configJson();
   r.inputPath = input_->text().trimmed().toStdString();
   if (r.inputPath.empty()) {
     r.task = task_->currentText().toStdString();

@@ -1,10 +1,14 @@
 // The Models tab's zoo panel: pick a seed model (minGRU, minLSTM, GateLoop, Lattice, the
-// looped transformer), edit its config (sizes, seed; every key of makeSeedModel's config
-// as a JSON value) or load its weights from a safetensors file, choose the input (one of
-// the model's synthetic tasks with a seed, or an IN.json file) and the backend, and Run.
+// looped transformer); its trained checkpoint (examples/models) is the default weights,
+// "Random" keeps the checkpoint's config with seeded random weights (every key of
+// makeSeedModel's config editable as a JSON value), and any weights file can be loaded.
+// Choose the input (one of the model's synthetic tasks with a seed, or an IN.json file)
+// and the backend, and Run; Train… asks for a training run of the current config.
 #pragma once
 
+#include <QStringList>
 #include <QWidget>
+#include <nlohmann/json.hpp>
 
 #include "app/studio/zoo/model_run.h"
 
@@ -31,6 +35,15 @@ class ModelZooPanel : public QWidget {
   bool setTask(const QString& task);
   void setTaskSeed(int seed);
   void setWeightsFile(const QString& path);
+  QString weightsFile() const;
+  // The shipped trained checkpoint of the current kind (empty when there is none) / seeded
+  // random weights of the config shown (the checkpoint's, when one was loaded).
+  void useTrainedWeights();
+  void useRandomWeights();
+  // The config the form shows, as makeSeedModel takes it. Throws lsrl::Error naming a
+  // value that is not JSON.
+  nlohmann::json configJson() const;
+  QStringList tasks() const;
   void setInputFile(const QString& path);
   bool setBackend(const QString& backend);  // "cpu" or "vulkan"
 
@@ -38,13 +51,19 @@ class ModelZooPanel : public QWidget {
   // JSON.
   ModelRunRequest request() const;
   QPushButton* runButton() const { return run_; }
+  QPushButton* trainButton() const { return train_; }
 
  Q_SIGNALS:
   void runRequested();
+  void trainRequested();
 
  private:
   void loadKind();
   void refreshInputs();
+  // Fills the config table (seed in its spin box) from a model's full config.
+  void showConfig(const nlohmann::json& config);
+  // The task list of the model the form describes; `preferred` selected when offered.
+  void refreshTasks(const QString& preferred = {});
 
   QComboBox* kind_;
   QTableWidget* config_;
@@ -55,6 +74,9 @@ class ModelZooPanel : public QWidget {
   QLineEdit* input_;
   QComboBox* backend_;
   QPushButton* run_;
+  QPushButton* train_;
+  QPushButton* trained_;
+  QPushButton* random_;
 };
 
 }  // namespace lsrl::studio

@@ -15,10 +15,14 @@
 #include <QGuiApplication>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLineSeries>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSpinBox>
 #include <QSvgRenderer>
+#include <QTabWidget>
 #include <QToolButton>
 #include <QValueAxis>
 #include <cstdio>
@@ -30,6 +34,10 @@
 #include "app/studio/zoo/model_zoo_panel.h"
 #include "app/studio/zoo/step_bar.h"
 #include "app/studio/zoo/step_chart.h"
+#include "app/studio/zoo/token_marks.h"
+#include "app/studio/zoo/train_dialog.h"
+#include "app/studio/zoo/trained_checkpoints.h"
+#include "app/studio/zoo/training_chart.h"
 #include "studio/scenarios/scenario_driver.h"
 #include "studio/zoo_test_util.h"
 
@@ -309,6 +317,109 @@ TEST(ModelsScenario, EachSeedModelRunsStepsAndExportsItsPictures) {
         *s.window,
         QStringLiteral("models_%1_%2_exported").arg(shot++, 2, 10, QLatin1Char('0')).arg(kind));
   }
+}
+
+// Issue 21 as a new user tries it: the Models tab opens minGRU's trained checkpoint, whose
+// accuracy shows with the tokens marked; Random is one click away (about chance); Train…
+// shows live curves and progress, Cancel stops it (leaving an unloaded checkpoint), and a
+// short run to the end is loaded and run, its curves on the Training page.
+TEST(ModelsScenario, TrainedByDefaultRandomOneClickAwayTrainCancelAndLoad) {
+  Session s;
+  ModelTab* tab = openModelsTab(*s);
+  ASSERT_NE(tab, nullptr);
+  pickModel(tab, QStringLiteral("minGRU"), QStringLiteral("models_train_model_list"));
+  const QString shipped = trainedCheckpoint(QStringLiteral("mingru"));
+  ASSERT_FALSE(shipped.isEmpty()) << "examples/models/mingru.safetensors is shipped";
+  EXPECT_EQ(tab->zoo()->weightsFile(), shipped) << "the trained checkpoint is the default";
+  runModel(tab);
+  EXPECT_EQ(tab->run()->weightsPath, shipped.toStdString());
+  ASSERT_GT(tab->run()->score.total, 0) << "selective copying is scored";
+  const double trained = tab->run()->score.accuracy();
+  EXPECT_TRUE(tab->statusText().contains(QStringLiteral("accuracy")))
+      << tab->statusText().toStdString();
+  TokenMarks* marks = tab->tokenMarks();
+  ASSERT_TRUE(marks->isVisible());
+  EXPECT_EQ(marks->marks().size(), tab->run()->input.size());
+  EXPECT_EQ(std::count(marks->marks().begin(), marks->marks().end(), 1), tab->run()->score.right);
+  // A click on a marked token goes to it.
+  const int last = static_cast<int>(marks->marks().size()) - 1;
+  click(marks, marks->cellRect(last).center());
+  EXPECT_EQ(stepLabel(tab), QStringLiteral("token %1 of %1").arg(last));
+  // The Training page shows the checkpoint's curves.
+  clickTab(tab, QStringLiteral("Training"));
+  EXPECT_GT(tab->trainingChart()->pointCount(), 5);
+  screenCheckpoint(*s.window, QStringLiteral("models_train_01_trained_curves"));
+  clickTab(tab, QStringLiteral("Views"));
+  screenCheckpoint(*s.window, QStringLiteral("models_train_02_trained_run"));
+
+  // Random weights of the same config: one click, then Run; accuracy near chance (1/14).
+  click(findVisible<QPushButton>(tab, QStringLiteral("RandomWeights")));
+  EXPECT_TRUE(tab->zoo()->weightsFile().isEmpty());
+  runModel(tab);
+  EXPECT_TRUE(tab->run()->weightsPath.empty());
+  EXPECT_TRUE(tab->statusText().contains(QStringLiteral("random weights")));
+  double randomRight = 0, randomTotal = 0;
+  for (int seed = 0; seed < 5; ++seed) {  // several inputs: one has only 8 target tokens
+    ModelRunRequest r = tab->zoo()->request();
+    r.taskSeed = static_cast<uint64_t>(seed);
+    const ModelRun run = runSeedModelRequest(r);
+    randomRight += static_cast<double>(run.score.right);
+    randomTotal += static_cast<double>(run.score.total);
+  }
+  EXPECT_LT(randomRight / randomTotal, 0.3) << "random weights score about chance";
+  EXPECT_GT(trained, randomRight / randomTotal);
+  screenCheckpoint(*s.window, QStringLiteral("models_train_03_random"));
+
+  // Train…: a long run, watched, then cancelled.
+  click(tab->zoo()->trainButton());
+  TrainDialog* dialog = tab->trainDialog();
+  ASSERT_NE(dialog, nullptr);
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(dialog));
+  const QString cancelled = QDir(s.files.path()).filePath(QStringLiteral("cancelled.safetensors"));
+  // Replaces a field's text as a person does: select it all with the keys, then type.
+  const auto retype = [](QWidget* field, const QString& text) {
+    key(field, Qt::Key_End);
+    key(field, Qt::Key_Home, Qt::ShiftModifier);
+    type(field, text);
+  };
+  retype(dialog->outputEdit(), cancelled);
+  retype(dialog->stepsBox(), QStringLiteral("100000"));
+  click(dialog->startButton());
+  ASSERT_TRUE(waitUntil([&] { return dialog->progressBar()->value() > 0 || !dialog->isTraining(); },
+                        120000));
+  ASSERT_GT(dialog->progressBar()->value(), 0)
+      << "a first log interval: " << dialog->statusText().toStdString();
+  EXPECT_GT(dialog->chart()->pointCount(), 0);
+  EXPECT_TRUE(dialog->statusText().contains(QStringLiteral("Step")))
+      << dialog->statusText().toStdString();
+  screenCheckpoint(*dialog, QStringLiteral("models_train_04_training"));
+  click(dialog->cancelButton());
+  ASSERT_TRUE(waitUntil([&] { return !dialog->isTraining(); }, 60000));
+  EXPECT_TRUE(dialog->statusText().contains(QStringLiteral("Cancelled")))
+      << dialog->statusText().toStdString();
+  EXPECT_TRUE(QFileInfo::exists(cancelled)) << "the step reached was saved";
+  EXPECT_TRUE(tab->run()->weightsPath.empty()) << "and not loaded";
+  screenCheckpoint(*dialog, QStringLiteral("models_train_05_cancelled"));
+
+  // A short run to the end: loaded in the tab and run.
+  const QString finished = QDir(s.files.path()).filePath(QStringLiteral("short.safetensors"));
+  retype(dialog->outputEdit(), finished);
+  retype(dialog->stepsBox(), QStringLiteral("30"));
+  click(dialog->startButton());
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        return !tab->isRunning() && tab->run() && tab->run()->weightsPath == finished.toStdString();
+      },
+      180000))
+      << dialog->statusText().toStdString();
+  EXPECT_TRUE(dialog->statusText().contains(QStringLiteral("Done")))
+      << dialog->statusText().toStdString();
+  EXPECT_EQ(tab->zoo()->weightsFile(), finished);
+  EXPECT_EQ(tab->pages()->currentIndex(), 1) << "the Training page shows the new curves";
+  EXPECT_GT(tab->trainingChart()->pointCount(), 1);
+  screenCheckpoint(*dialog, QStringLiteral("models_train_06_done"));
+  screenCheckpoint(*s.window, QStringLiteral("models_train_07_loaded"));
+  dialog->close();
 }
 
 // The trace exports: an array as CSV picked in the input dialog, the whole trace as .npz;

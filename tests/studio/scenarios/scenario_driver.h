@@ -317,11 +317,12 @@ inline void menu(QMainWindow& window, const QString& title, const QString& entry
 // ---- dialogs ---------------------------------------------------------------------------
 
 // Arranges for `answer` to run on the next modal dialog of type D that opens (within
-// `timeoutMs`), as a person answers it; a dialog's exec() blocks the scenario, so the
+// `timeoutMs`, generous: a loaded machine opens menus slowly, and a dialog nobody answers
+// hangs the test), as a person answers it; a dialog's exec() blocks the scenario, so the
 // answer is scheduled before the action that opens it. `*answered` turns true once done.
 template <class D>
 void answerDialog(std::function<void(D*)> answer, std::shared_ptr<bool> answered = {},
-                  int timeoutMs = 10000) {
+                  int timeoutMs = 60000) {
   auto timer = std::make_shared<QElapsedTimer>();
   timer->start();
   auto poll = std::make_shared<std::function<void()>>();

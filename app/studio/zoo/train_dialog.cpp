@@ -1,0 +1,263 @@
+#include "app/studio/zoo/train_dialog.h"
+
+#include <signal.h>
+
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QVBoxLayout>
+
+#include "app/studio/zoo/training_chart.h"
+#include "core/models/training_command.h"
+
+namespace lsrl::studio {
+
+namespace {
+
+QString defaultOutput(const QString& kind) {
+  QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+  if (dir.isEmpty()) dir = QDir::tempPath();
+  dir += QStringLiteral("/trained");
+  QDir().mkpath(dir);
+  return dir + QLatin1Char('/') + kind + QLatin1Char('-') +
+         QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-hhmmss")) +
+         QStringLiteral(".safetensors");
+}
+
+QString duration(double seconds) {
+  const int s = static_cast<int>(seconds + 0.5);
+  if (s >= 3600) return QStringLiteral("%1 h %2 min").arg(s / 3600).arg(s % 3600 / 60);
+  return s >= 60 ? QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60)
+                 : QStringLiteral("%1 s").arg(s);
+}
+
+}  // namespace
+
+TrainDialog::TrainDialog(const QString& kind, const nlohmann::json& config,
+                         const QStringList& tasks, const QString& task, QWidget* parent)
+    : QDialog(parent), kind_(kind), config_(config) {
+  setObjectName(QStringLiteral("TrainDialog"));
+  setWindowTitle(tr("Train %1").arg(kind));
+  task_ = new QComboBox;
+  task_->addItems(tasks);
+  task_->setCurrentIndex(std::max(0, static_cast<int>(tasks.indexOf(task))));
+  steps_ = new QSpinBox;
+  steps_->setObjectName(QStringLiteral("TrainSteps"));
+  steps_->setRange(1, 10000000);
+  steps_->setValue(500);
+  seed_ = new QSpinBox;
+  seed_->setRange(0, 1 << 30);
+  lr_ = new QDoubleSpinBox;
+  lr_->setDecimals(5);
+  lr_->setRange(1e-5, 1);
+  lr_->setSingleStep(1e-3);
+  lr_->setValue(3e-3);
+  output_ = new QLineEdit(defaultOutput(kind));
+  output_->setObjectName(QStringLiteral("TrainOutput"));
+  start_ = new QPushButton(tr("Start"));
+  start_->setObjectName(QStringLiteral("TrainStart"));
+  start_->setDefault(true);
+  cancel_ = new QPushButton(tr("Cancel"));
+  cancel_->setObjectName(QStringLiteral("TrainCancel"));
+  cancel_->setEnabled(false);
+  progress_ = new QProgressBar;
+  progress_->setRange(0, 1);
+  progress_->setValue(0);
+  eta_ = new QLabel;
+  status_ = new QLabel(tasks.isEmpty() ? tr("This config has no task with targets to train on.")
+                                       : tr("Press Start to train (PyTorch, on the CPU)."));
+  status_->setWordWrap(true);
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  chart_ = new TrainingChart;
+
+  auto* form = new QFormLayout;
+  form->addRow(tr("Task"), task_);
+  form->addRow(tr("Steps"), steps_);
+  form->addRow(tr("Seed"), seed_);
+  form->addRow(tr("Learning rate"), lr_);
+  form->addRow(tr("Checkpoint"), output_);
+  auto* progressRow = new QHBoxLayout;
+  progressRow->addWidget(progress_, 1);
+  progressRow->addWidget(eta_);
+  auto* buttons = new QHBoxLayout;
+  buttons->addStretch(1);
+  buttons->addWidget(start_);
+  buttons->addWidget(cancel_);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(form);
+  layout->addWidget(chart_, 1);
+  layout->addLayout(progressRow);
+  layout->addWidget(status_);
+  layout->addLayout(buttons);
+  start_->setEnabled(!tasks.isEmpty());
+  resize(720, 560);
+
+  connect(start_, &QPushButton::clicked, this, &TrainDialog::startTraining);
+  connect(cancel_, &QPushButton::clicked, this, &TrainDialog::cancelTraining);
+}
+
+TrainDialog::~TrainDialog() {
+  if (process_ && process_->state() != QProcess::NotRunning) {
+    process_->disconnect(this);
+    process_->kill();
+    process_->waitForFinished(5000);
+  }
+  if (!configPath_.isEmpty()) QFile::remove(configPath_);
+}
+
+bool TrainDialog::isTraining() const {
+  return process_ && process_->state() != QProcess::NotRunning;
+}
+
+QString TrainDialog::statusText() const { return status_->text(); }
+
+void TrainDialog::setStatus(const QString& text) { status_->setText(text); }
+
+void TrainDialog::startTraining() {
+  if (isTraining() || task_->count() == 0) return;
+  const QString output = output_->text().trimmed();
+  if (output.isEmpty()) {
+    setStatus(tr("Error: name the checkpoint file to write."));
+    return;
+  }
+  // The config goes through a file: the form's values exactly, types included.
+  if (configPath_.isEmpty())
+    configPath_ = QDir::temp().filePath(
+        QStringLiteral("lsrl-train-%1-%2.json").arg(kind_).arg(QCoreApplication::applicationPid()));
+  QFile file(configPath_);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+      file.write(QByteArray::fromStdString(config_.dump())) < 0) {
+    setStatus(tr("Error: cannot write %1").arg(configPath_));
+    return;
+  }
+  file.close();
+  const int steps = steps_->value();
+  const int logEvery = std::clamp(steps / 100, 1, 50);
+  std::vector<std::string> args = {kind_.toStdString(),
+                                   "--task",
+                                   task_->currentText().toStdString(),
+                                   "--config",
+                                   configPath_.toStdString(),
+                                   "--steps",
+                                   std::to_string(steps),
+                                   "--seed",
+                                   std::to_string(seed_->value()),
+                                   "--lr",
+                                   QString::number(lr_->value()).toStdString(),
+                                   "--log-every",
+                                   std::to_string(logEvery),
+                                   "-o",
+                                   output.toStdString()};
+  const models::TrainingCommand command = models::trainingCommand(args);
+  delete process_;
+  process_ = new QProcess(this);
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  for (const auto& [name, value] : command.env)
+    env.insert(QString::fromStdString(name), QString::fromStdString(value));
+  process_->setProcessEnvironment(env);
+  connect(process_, &QProcess::readyReadStandardOutput, this, &TrainDialog::readOutput);
+  connect(process_, &QProcess::finished, this, &TrainDialog::finished);
+  connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
+    if (e == QProcess::FailedToStart) finished(-1, QProcess::CrashExit);
+  });
+  QStringList qargs;
+  for (size_t i = 1; i < command.argv.size(); ++i) qargs << QString::fromStdString(command.argv[i]);
+  log_ = models::TrainingLog{};
+  pending_.clear();
+  chart_->clear();
+  progress_->setRange(0, steps);
+  progress_->setValue(0);
+  eta_->clear();
+  start_->setEnabled(false);
+  cancel_->setEnabled(true);
+  setStatus(tr("Starting Python and PyTorch…"));
+  process_->start(QString::fromStdString(command.argv[0]), qargs);
+}
+
+void TrainDialog::cancelTraining() {
+  if (!isTraining()) return;
+  cancel_->setEnabled(false);
+  setStatus(tr("Stopping: the checkpoint of the step reached is being saved…"));
+  // SIGINT, as Ctrl-C in a terminal: the script saves before it exits.
+  ::kill(static_cast<pid_t>(process_->processId()), SIGINT);
+}
+
+void TrainDialog::readOutput() {
+  pending_ += process_->readAllStandardOutput();
+  int newline;
+  bool changed = false;
+  while ((newline = pending_.indexOf('\n')) >= 0) {
+    const QByteArray line = pending_.left(newline);
+    pending_.remove(0, newline + 1);
+    changed = models::addTrainingLine(log_, line.toStdString()) || changed;
+  }
+  if (!changed) return;
+  chart_->setLog(log_);
+  if (log_.points.empty()) {
+    setStatus(tr("Training…"));
+    return;
+  }
+  const models::TrainingPoint& p = log_.points.back();
+  progress_->setValue(std::min(p.step, progress_->maximum()));
+  eta_->setText(tr("ETA %1").arg(duration(p.etaS)));
+  if (cancel_->isEnabled())
+    setStatus(tr("Step %1 of %2: loss %3, accuracy %4%, %5 tokens/s")
+                  .arg(p.step)
+                  .arg(progress_->maximum())
+                  .arg(p.loss, 0, 'f', 3)
+                  .arg(100 * p.accuracy, 0, 'f', 1)
+                  .arg(p.tokensPerS, 0, 'f', 0));
+}
+
+void TrainDialog::finished(int exitCode, QProcess::ExitStatus status) {
+  if (!process_) return;
+  readOutput();
+  start_->setEnabled(true);
+  cancel_->setEnabled(false);
+  eta_->clear();
+  const QString output = output_->text().trimmed();
+  if (status == QProcess::NormalExit && exitCode == 0) {
+    progress_->setValue(progress_->maximum());
+    const double held = log_.end.is_object() ? log_.end.value("eval_accuracy", -1.0) : -1.0;
+    setStatus(held >= 0 ? tr("Done: held-out accuracy %1% (500 samples). Loaded in the Models "
+                             "tab: %2")
+                              .arg(100 * held, 0, 'f', 1)
+                              .arg(output)
+                        : tr("Done. Loaded in the Models tab: %1").arg(output));
+    output_->setText(defaultOutput(kind_));  // the next run does not overwrite this one
+    Q_EMIT trained(output);
+    return;
+  }
+  if (exitCode == models::kTrainingInterruptedExit) {
+    setStatus(tr("Cancelled at step %1; that step's checkpoint is in %2 (not loaded).")
+                  .arg(log_.points.empty() ? 0 : log_.points.back().step)
+                  .arg(output));
+    return;
+  }
+  QString why = QString::fromUtf8(process_->readAllStandardError()).trimmed();
+  const QStringList lines = why.split(QLatin1Char('\n'));
+  if (lines.size() > 6) why = lines.mid(lines.size() - 6).join(QLatin1Char('\n'));
+  if (why.isEmpty()) why = process_->errorString();
+  setStatus(tr("Error: training failed (%1):\n%2")
+                .arg(status == QProcess::CrashExit ? tr("crashed") : tr("exit %1").arg(exitCode))
+                .arg(why));
+}
+
+void TrainDialog::closeEvent(QCloseEvent* event) {
+  cancelTraining();
+  QDialog::closeEvent(event);
+}
+
+}  // namespace lsrl::studio
