@@ -400,6 +400,7 @@ TEST(ModelTab, RunsInTheWorkerAndFeedsTheStepper) {
 
 TEST(ModelTab, ABadConfigValueIsReportedAndCancelDropsARun) {
   ModelTab tab;
+  tab.zoo()->useRandomWeights();  // the config table counts only without a weights file
   ASSERT_TRUE(
       tab.zoo()->setConfigValue(QStringLiteral("mode"), QStringLiteral("osr")));  // no quotes
   tab.startRun();
