@@ -25,11 +25,13 @@ nlohmann::json readConfig(const Args& args) {
   return config;
 }
 
-std::unique_ptr<models::SeedModel> modelFor(const Args& args, const std::string& kind) {
+// `metadata`: the weights file's, when the model comes from one (else left as it is).
+std::unique_ptr<models::SeedModel> modelFor(const Args& args, const std::string& kind,
+                                            nlohmann::json* metadata) {
   if (args.has("weights")) {
     if (args.has("config"))
       throw Error("--weights holds the model's config: give --config or --weights, not both");
-    return models::loadSeedModel(kind, args.get("weights"));
+    return models::loadSeedModel(kind, args.get("weights"), metadata);
   }
   return models::makeSeedModel(kind, readConfig(args));
 }
@@ -42,12 +44,10 @@ nlohmann::json rowsToJson(const models::Sequence& rows) {
 
 // The task a run or an eval scores by default: a trained checkpoint's own task, else the
 // model's first scored task (eval) or first task (run).
-std::string defaultTask(const Args& args, const std::string& kind, const models::SeedModel& model,
-                        bool scored) {
-  if (args.has("weights")) {
-    const nlohmann::json meta = models::seedModelMetadata(kind, args.get("weights"));
-    if (meta.contains("task") && meta["task"].is_string()) return meta["task"].get<std::string>();
-  }
+std::string defaultTask(const nlohmann::json& metadata, const std::string& kind,
+                        const models::SeedModel& model, bool scored) {
+  if (metadata.contains("task") && metadata["task"].is_string())
+    return metadata["task"].get<std::string>();
   if (!scored) return model.tasks().at(0);
   const std::vector<std::string> scoredTasks = models::scoredTasks(model);
   if (scoredTasks.empty())
@@ -60,9 +60,9 @@ int seedOf(const Args& args) {
 }
 
 int evalModel(const Args& args, const std::string& kind, const models::SeedModel& model,
-              std::ostream& out) {
+              const nlohmann::json& metadata, std::ostream& out) {
   const std::string task =
-      args.has("task") ? args.get("task") : defaultTask(args, kind, model, true);
+      args.has("task") ? args.get("task") : defaultTask(metadata, kind, model, true);
   const int samples =
       args.has("samples") ? parseIntValue(args.get("samples"), "--samples", 1, 10000000) : 1000;
   const std::string backend = args.get("backend", "cpu");
@@ -149,7 +149,8 @@ int cmdModel(const Argv& argv, std::ostream& out) {
   if (args->positional().size() != 2)
     throw Error("lsrl model " + action + " needs a model name (lsrl model list shows them)");
   const std::string& kind = args->positional()[1];
-  const auto model = modelFor(*args, kind);
+  nlohmann::json metadata = nlohmann::json::object();
+  const auto model = modelFor(*args, kind, &metadata);
   if (action == "save") {
     if (!args->has("o")) throw Error("missing -o W.safetensors (where to write the weights)");
     models::saveSeedModel(*model, args->get("o"));
@@ -159,7 +160,7 @@ int cmdModel(const Argv& argv, std::ostream& out) {
   if (action == "eval") {
     if (args->has("input") || args->has("trace"))
       throw Error("lsrl model eval scores task samples: --input and --trace are for run");
-    return evalModel(*args, kind, *model, out);
+    return evalModel(*args, kind, *model, metadata, out);
   }
   if (args->has("input") && args->has("task")) throw Error("give --input or --task, not both");
   const std::string backend = args->get("backend", "cpu");
@@ -169,7 +170,7 @@ int cmdModel(const Argv& argv, std::ostream& out) {
   if (args->has("input")) {
     input = models::loadSeedModelInput(args->get("input"));
   } else {
-    task = args->has("task") ? args->get("task") : defaultTask(*args, kind, *model, false);
+    task = args->has("task") ? args->get("task") : defaultTask(metadata, kind, *model, false);
     input = model->taskInput(task, static_cast<uint64_t>(seedOf(*args)));
   }
   models::Trace trace;

@@ -75,16 +75,16 @@ std::unique_ptr<SeedModel> makeSeedModel(const std::string& kind, const nlohmann
   return factory(kind).fromWeights(given);
 }
 
-std::unique_ptr<SeedModel> loadSeedModel(const std::string& kind, const std::string& path) {
-  return factory(kind).fromWeights(loadWeights(path, kind));
+std::unique_ptr<SeedModel> loadSeedModel(const std::string& kind, const std::string& path,
+                                         nlohmann::json* metadata) {
+  const LoadedWeights weights = loadWeights(path, kind);
+  auto model = factory(kind).fromWeights(weights);
+  if (metadata) *metadata = weights.metadata;
+  return model;
 }
 
 void saveSeedModel(const SeedModel& model, const std::string& path, const nlohmann::json& extra) {
   saveWeights(path, model.kind(), model.config(), model.weights(), extra);
-}
-
-nlohmann::json seedModelMetadata(const std::string& kind, const std::string& path) {
-  return loadWeights(path, kind).metadata;
 }
 
 Sequence loadSeedModelInput(const std::string& path) {

@@ -49,13 +49,13 @@ std::unique_ptr<SeedModel> makeSeedModel(const std::string& kind, const nlohmann
 std::unique_ptr<SeedModel> makeSeedModel(const std::string& kind, const nlohmann::json& config,
                                          const std::vector<Tensor>& weights);
 // A model from a weights file written by saveSeedModel (its config is in the metadata).
-std::unique_ptr<SeedModel> loadSeedModel(const std::string& kind, const std::string& path);
+// With `metadata`, also the file's "lsrl" metadata: {"model", "config", and for a trained
+// checkpoint "task" (what it was trained on) and "training" (steps, seed, accuracy, ...)}.
+std::unique_ptr<SeedModel> loadSeedModel(const std::string& kind, const std::string& path,
+                                         nlohmann::json* metadata = nullptr);
 // `extra`: more metadata entries (a trained checkpoint's "task" and "training").
 void saveSeedModel(const SeedModel& model, const std::string& path,
                    const nlohmann::json& extra = nlohmann::json::object());
-// The "lsrl" metadata of a weights file of `kind`: {"model", "config", and for a trained
-// checkpoint "task" (what it was trained on) and "training" (steps, seed, accuracy, ...)}.
-nlohmann::json seedModelMetadata(const std::string& kind, const std::string& path);
 // One token sequence from IN.json ({"tokens": [[...], ...]}, as lsrl run reads it) as
 // float64 rows. Throws lsrl::Error naming the file (a batch file is refused).
 Sequence loadSeedModelInput(const std::string& path);

@@ -176,9 +176,9 @@ void ModelZooPanel::refreshInputs() {
   if (fromWeights) {
     // The file's config is what runs: show it, and offer the task it was trained on.
     try {
-      const nlohmann::json meta =
-          models::seedModelMetadata(kind().toStdString(), weights.toStdString());
-      showConfig(models::loadSeedModel(kind().toStdString(), weights.toStdString())->config());
+      nlohmann::json meta;
+      showConfig(
+          models::loadSeedModel(kind().toStdString(), weights.toStdString(), &meta)->config());
       if (meta.contains("task") && meta["task"].is_string())
         preferred = QString::fromStdString(meta["task"].get<std::string>());
     } catch (const std::exception&) {
