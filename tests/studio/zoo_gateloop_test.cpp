@@ -8,9 +8,12 @@
 #include <QImage>
 #include <QLabel>
 #include <QLineSeries>
+#include <QListWidget>
 #include <QScatterSeries>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
+#include <QTest>
+#include <QValueAxis>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -37,10 +40,7 @@ std::shared_ptr<const ModelRun> gateLoopRun(nlohmann::json config = nlohmann::js
 TEST(GateLoopView, PlotsTheTransitionsAndFollowsTheStep) {
   const auto run = gateLoopRun();
   GateLoopView view;
-  view.resize(1400, 860);
-  view.setRun(run);
-  view.show();
-  QApplication::processEvents();
+  test::showRun(view, run, 1400, 860);
   const Tensor& mag = run->trace.get("a_magnitude");
   const Tensor& phi = run->trace.get("a_phase");
   const int T = static_cast<int>(mag.shape[0]), C = static_cast<int>(mag.shape[1]);
@@ -69,16 +69,44 @@ TEST(GateLoopView, PlotsTheTransitionsAndFollowsTheStep) {
   EXPECT_EQ(view.currentSeries()[0]->at(0), view.pathSeries()[0]->at(21));
 }
 
+// Unchecking every channel leaves the charts empty (a span of ±1e-6); checking one again in
+// the list used to hang the explorer: the [0, 1] range was laid out with the empty charts'
+// tick interval, a million ticks.
+TEST(GateLoopView, ChannelsCheckedAgainAfterNoneRedrawPromptly) {
+  const auto run = gateLoopRun();
+  GateLoopView view;
+  test::showRun(view, run, 1400, 860);
+  auto* list = view.findChild<QListWidget*>();
+  ASSERT_NE(list, nullptr);
+  // A click on an item's check box: the indicator is at the left of the item's row.
+  auto clickBox = [&](int c) {
+    const QRect row = list->visualItemRect(list->item(c));
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                      QPoint(row.left() + 10, row.center().y()));
+  };
+  for (int c : view.channels()) clickBox(c);
+  ASSERT_TRUE(view.channels().empty());
+  EXPECT_TRUE(view.magnitudeChart()->lines().empty());
+  QElapsedTimer timer;
+  timer.start();
+  clickBox(6);
+  QApplication::processEvents();
+  EXPECT_EQ(view.channels(), std::vector<int>{6});
+  ASSERT_EQ(view.magnitudeChart()->lines().size(), 1u);
+  EXPECT_LT(timer.elapsed(), 2000);  // it took minutes
+  const auto* axis =
+      qobject_cast<QValueAxis*>(view.magnitudeChart()->lines()[0]->attachedAxes().constLast());
+  ASSERT_NE(axis, nullptr);
+  EXPECT_GE(axis->tickInterval(), (axis->max() - axis->min()) / 10);
+}
+
 // Issue 17: the unit circle is |a| = 1 where the axes' numbers say, round and inside the
 // plot area, at any size of the view (after a resize it used to be drawn for the old plot
 // area while the axes moved on).
 TEST(GateLoopView, TheUnitCircleFollowsTheAxesAtAnySize) {
   const auto run = gateLoopRun();
   GateLoopView view;
-  view.resize(1400, 860);
-  view.setRun(run);
-  view.show();
-  QApplication::processEvents();
+  test::showRun(view, run, 1400, 860);
   for (const QSize size : {QSize(1400, 860), QSize(1000, 640), QSize(1300, 520), QSize(900, 900)}) {
     view.resize(size);
     QApplication::processEvents();
@@ -91,10 +119,7 @@ TEST(GateLoopView, TheUnitCircleFollowsTheAxesAtAnySize) {
 TEST(GateLoopView, ExportsAndMissingArrays) {
   const auto run = gateLoopRun();
   GateLoopView view;
-  view.resize(1300, 800);
-  view.setRun(run);
-  view.show();
-  QApplication::processEvents();
+  test::showRun(view, run, 1300, 800);
   QTemporaryDir dir;
   test::writeEveryExport(view, dir);
   const StateSeries points = parseSeriesCsv(

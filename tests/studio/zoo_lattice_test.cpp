@@ -234,10 +234,7 @@ TEST(LatticeGeometry, MissingArraysAreNamed) {
 TEST(LatticeView, StepsThroughTheSlotsAndExportsEveryPicture) {
   const auto run = latticeRun();
   LatticeView view;
-  view.resize(1300, 820);
-  view.setRun(run);
-  view.show();
-  QApplication::processEvents();
+  test::showRun(view, run, 1300, 820);
   const int T = static_cast<int>(run->input.size());
   const Tensor& cosines = run->trace.get("slot_cosines");
   for (int t : {0, 5, T - 1}) {

@@ -43,10 +43,7 @@ double at(const ModelRun& run, const char* name, size_t i) { return run.trace.ge
 TEST(LoopedView, PathsAcrossLoopsAndTheCurrentLoop) {
   const auto run = loopedRun();
   LoopedView view;
-  view.resize(1500, 900);
-  view.setRun(run);
-  view.show();
-  QApplication::processEvents();
+  test::showRun(view, run, 1500, 900);
   const Tensor& hidden = run->trace.get("hidden");
   const int r = static_cast<int>(hidden.shape[0]) - 1, N = static_cast<int>(hidden.shape[1]);
   const int heads = static_cast<int>(run->trace.get("attention").shape[1]);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractAxis>
+#include <QApplication>
 #include <QChart>
 #include <QChartView>
 #include <QGraphicsTextItem>
@@ -15,11 +16,21 @@
 #include <memory>
 #include <string>
 
+#include "app/studio/zoo/model_run.h"
 #include "app/studio/zoo/model_view.h"
 #include "core/util/error.h"
 #include "studio/studio_test_util.h"
 
 namespace lsrl::studio::test {
+
+// Gives the view a run at a size and shows it, events processed: how every view test starts.
+inline void showRun(ModelView& view, std::shared_ptr<const ModelRun> run, int width = 1400,
+                    int height = 860) {
+  view.resize(width, height);
+  view.setRun(std::move(run));
+  view.show();
+  QApplication::processEvents();
+}
 
 // Writes every entry of the view's Export menu into `dir` (file names from the labels)
 // and checks each file: SVGs parse, PNGs show more than a few colours. Returns how many.

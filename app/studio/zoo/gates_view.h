@@ -1,7 +1,9 @@
 // The minGRU / minLSTM view (issue 8): a gate as a heat map over time × channel (minGRU:
 // z, minLSTM: the normalised f′ and i′, or the raw gates, the candidate h̃), the hidden
 // state h_t as a second heat map, and the chosen array's channels as lines, all marked at
-// token t; the values at t below. Layers > 1 pick their arrays ("layer1.z").
+// token t; the values at t below. Layers > 1 pick their arrays ("layer1.z"). A trained
+// minGRU has 128 channels of which a few hold the data: the rows are ordered so that the
+// channels that react to the input come first (docs/models.md, "In the explorer").
 #pragma once
 
 #include <memory>
@@ -30,6 +32,11 @@ class GatesView : public ModelView {
   // The array shown in the first heat map and the chart ("z", "f_prime", ...).
   bool setArray(const QString& name);
   QString array() const;
+  // The rows' order: highest off the input's commonest token (noise) relative to on it first
+  // (the default), largest standard deviation over the tokens first, or channel index.
+  enum class ChannelOrder { kRareTokens = 0, kMostVarying = 1, kIndex = 2 };
+  void setChannelOrder(ChannelOrder order);
+  ChannelOrder channelOrder() const;
   void setLayer(int layer);
   int step() const { return step_; }
 
@@ -48,6 +55,7 @@ class GatesView : public ModelView {
   int step_ = 0;
   QComboBox* layerBox_;
   QComboBox* arrayBox_;
+  QComboBox* orderBox_;
   HeatmapWidget* gates_;
   HeatmapWidget* hidden_;
   StepChart* chart_;

@@ -82,8 +82,9 @@ void StepChart::setCurves(const std::vector<StepCurve>& curves, int firstStep) {
   valueHi_ = hi + pad;
   valueTicks_ = 0;
   fitValueAxis();
-  axisX_->setRange(firstStep, std::max(firstStep + 1, lastStep));
   const std::vector<double> ticks = niceTicks(firstStep, std::max(firstStep + 1, lastStep), 8);
+  axisX_->setTickInterval(std::max(1, lastStep - firstStep));  // see fitValueAxis
+  axisX_->setRange(firstStep, std::max(firstStep + 1, lastStep));
   axisX_->setTickType(QValueAxis::TicksDynamic);
   axisX_->setTickAnchor(firstStep);
   axisX_->setTickInterval(ticks.size() > 1 ? std::max(1.0, ticks[1] - ticks[0]) : 1.0);
@@ -106,6 +107,10 @@ void StepChart::fitValueAxis() {
     ticks = niceTicks(valueLo_, valueHi_, target);
     if (static_cast<int>(ticks.size()) <= fit) break;
   }
+  // Qt lays the ticks out again on every setRange, with the interval it has: one that spans
+  // the new range first, or a range grown from ±1e-6 (no curves) to [0, 1] would first be
+  // cut into a million ticks (the GateLoop view hung when a channel was checked again).
+  axisY_->setTickInterval(valueHi_ - valueLo_);
   axisY_->setRange(valueLo_, valueHi_);
   axisY_->setTickType(QValueAxis::TicksDynamic);
   axisY_->setTickAnchor(ticks.empty() ? valueLo_ : ticks.front());

@@ -67,7 +67,8 @@ void TrainingChart::setLog(const models::TrainingLog& log) {
   // A short log (the first intervals of a live run) shows its points, not only lines.
   for (QLineSeries* line : {loss_, accuracy_}) line->setPointsVisible(loss.size() < 30);
   const int last = log.points.empty() ? 0 : log.points.back().step;
-  steps_->setRange(0, std::max({1, log.plannedSteps(), last}));
+  // At least 0..4: nice numbers then step by whole numbers (0..1 read "0 0 0 0 1" as %d).
+  steps_->setRange(0, std::max({4, log.plannedSteps(), last}));
   steps_->applyNiceNumbers();
   lossAxis_->setRange(0, hi > 0 ? hi * 1.05 : 1);
   lossAxis_->applyNiceNumbers();
