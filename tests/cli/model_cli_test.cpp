@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
+#include "robustness/sanitizer.h"
 
 namespace lsrl::cli::test {
 namespace {
@@ -101,6 +102,39 @@ TEST_F(ModelCli, EvalScoresTaskSamplesAndDefaultsToTheCheckpointsTask) {
   ASSERT_EQ(bare.code, 0) << bare.err;
   EXPECT_EQ(nlohmann::json::parse(bare.out)["task"], "assoc_recall");
   EXPECT_EQ(nlohmann::json::parse(bare.out)["samples"], 1000);
+}
+
+// Each shipped checkpoint (examples/models/<kind>.safetensors) scores what its record beside
+// it says (the figure docs/results.md reports), within a point; the same config with
+// random weights scores about chance.
+TEST_F(ModelCli, ShippedCheckpointsScoreWhatTheirRecordsSay) {
+  if (kAddressSanitizer) GTEST_SKIP() << "5 × 1000 task samples: the release build runs this";
+  const std::map<std::string, double> chance = {{"mingru", 1.0 / 16},
+                                                {"minlstm", 1.0 / 16},
+                                                {"gateloop", 1.0 / 50},
+                                                {"lattice", 1.0 / 16},
+                                                {"looped", 1.0 / 4}};
+  for (const auto& [kind, guess] : chance) {
+    SCOPED_TRACE(kind);
+    const std::string stem = std::string(LSRL_SOURCE_DIR) + "/examples/models/" + kind;
+    std::ifstream in(stem + ".json");
+    ASSERT_TRUE(in) << stem << ".json";
+    const auto record = nlohmann::json::parse(in);
+    const Result trained = lsrl({"model", "eval", kind, "--weights", stem + ".safetensors",
+                                 "--samples", "1000", "--seed", "0"});
+    ASSERT_EQ(trained.code, 0) << trained.err;
+    const auto score = nlohmann::json::parse(trained.out);
+    EXPECT_EQ(score["task"], record["task"]);  // the checkpoint's own task by default
+    EXPECT_NEAR(score["accuracy"].get<double>(), record["eval_accuracy"].get<double>(), 0.01);
+    write(kind + ".json", record["config"].dump());
+    const Result random =
+        lsrl({"model", "eval", kind, "--config", path(kind + ".json"), "--task",
+              record["task"].get<std::string>(), "--samples", "200", "--seed", "0"});
+    ASSERT_EQ(random.code, 0) << random.err;
+    const double accuracy = nlohmann::json::parse(random.out)["accuracy"].get<double>();
+    EXPECT_LT(accuracy, 1.5 * guess) << "chance is " << guess;
+    EXPECT_LT(accuracy, score["accuracy"].get<double>() - 0.2);
+  }
 }
 
 TEST_F(ModelCli, EvalMisuseIsRefusedWithTheReason) {
