@@ -62,6 +62,14 @@ TEST(GatesView, ShowsTheGatesOfMinGruAndMinLstm) {
     EXPECT_EQ(view.gateMap()->marker(), 17);
     EXPECT_EQ(view.hiddenMap()->marker(), 17);
     EXPECT_NE(view.valuesLabel()->text().indexOf(QStringLiteral("token 17")), -1);
+    const QString row2 =
+        QStringLiteral("%1[2] = %2")
+            .arg(QString::fromStdString(first))
+            .arg(run->trace.get(first)
+                     .data[static_cast<size_t>(17 * run->trace.get(first).shape[1] + 2)],
+                 0, 'f', 3);
+    EXPECT_NE(view.valuesLabel()->text().indexOf(row2), -1)
+        << view.valuesLabel()->text().toStdString();
     ASSERT_EQ(view.chart()->lines().size(), 8u);
     EXPECT_EQ(view.chart()->lines()[0]->count(), static_cast<int>(run->input.size()));
     test::saveScreenshot(view, QStringLiteral("zoo_gates_") + QString::fromUtf8(kind));
@@ -164,6 +172,8 @@ TEST(GatesView, ChannelsOrderedByContrastOrSpreadInBothMapsAndTheChart) {
     for (int row = 0; row < 8; ++row)
       EXPECT_EQ(view.chart()->lines()[static_cast<size_t>(row)]->name(), gates.rowLabels[row]);
   }
+  // The values line names the first 16 rows and counts the rest.
+  EXPECT_NE(view.valuesLabel()->text().indexOf(QStringLiteral("… (8 more rows)")), -1);
   // The combo box switches to index order.
   auto* box = view.findChild<QComboBox*>(QStringLiteral("ChannelOrder"));
   ASSERT_NE(box, nullptr);

@@ -36,6 +36,8 @@ bool isGate(const QString& name) {
 // The chart draws this many rows (the first ones in the heat map's order): 128 lines are
 // unreadable and slow to draw.
 constexpr int kChartChannels = 8;
+// The values line under the maps names this many rows at the current token.
+constexpr int kValueRows = 16;
 
 double valueAt(const Tensor& a, int t, int c) {
   return a.data[static_cast<size_t>(t) * static_cast<size_t>(a.shape[1]) + static_cast<size_t>(c)];
@@ -266,11 +268,14 @@ void GatesView::showStepData() {
     values_->setText(tr("No tokens."));
     return;
   }
+  // The first rows in the maps' order, named: all 128 of a trained layer fill the window.
   QStringList parts;
-  for (int c = 0; c < g.rows(); ++c)
-    parts << QString::number(g.values[static_cast<size_t>(c)][static_cast<size_t>(step_)], 'f', 3);
-  values_->setText(
-      tr("token %1: %2 = (%3)").arg(step_).arg(array(), parts.join(QStringLiteral(", "))));
+  for (int row = 0; row < g.rows() && row < kValueRows; ++row)
+    parts << QStringLiteral("%1 = %2").arg(
+        g.rowLabels[row],
+        QString::number(g.values[static_cast<size_t>(row)][static_cast<size_t>(step_)], 'f', 3));
+  if (g.rows() > kValueRows) parts << tr("… (%1 more rows)").arg(g.rows() - kValueRows);
+  values_->setText(tr("token %1: %2").arg(step_).arg(parts.join(QStringLiteral(", "))));
 }
 
 std::vector<ViewExport> GatesView::exports() {

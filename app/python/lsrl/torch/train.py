@@ -148,6 +148,10 @@ def main(argv=None):
     def interrupt(signum, frame):
         raise KeyboardInterrupt
 
+    # Both explicitly: a process started with SIGINT ignored (anything launched in the
+    # background of a shell, and what it starts: the explorer's Train… dialog) keeps it
+    # ignored, and Python then installs no KeyboardInterrupt of its own.
+    signal.signal(signal.SIGINT, interrupt)
     signal.signal(signal.SIGTERM, interrupt)
     optimiser = torch.optim.Adam(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     log = open(log_path(args), "w", encoding="utf-8")
