@@ -12,6 +12,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 export FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 # The Vulkan tests run on Mesa's lavapipe here: they must not pass by skipping.
 export LSRL_REQUIRE_VULKAN=${LSRL_REQUIRE_VULKAN:-1}
+# Scan-schedule calibrations (core/vulkan/scan_calibration.h) the CLI tests make stay in
+# the build tree, not in the user's cache.
+export LSRL_CACHE_DIR=${LSRL_CACHE_DIR:-$PWD/build/test-cache}
 CTEST_TIMEOUT=${CTEST_TIMEOUT:-600}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

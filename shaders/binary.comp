@@ -2,11 +2,13 @@
 // `out` may be x or y (in place). Invocations loop grid-stride over what a capped grid
 // does not reach.
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint OP = 0;
-layout(std430, binding = 0) readonly buffer X { float x[]; };
-layout(std430, binding = 1) readonly buffer Y { float y[]; };
-layout(std430, binding = 2) writeonly buffer Out { float dst[]; };
+layout(std430, binding = 0) readonly buffer X { real x[]; };
+layout(std430, binding = 1) readonly buffer Y { real y[]; };
+layout(std430, binding = 2) writeonly buffer Out { real dst[]; };
 layout(push_constant) uniform Push { uint count; };
 
 void main() {

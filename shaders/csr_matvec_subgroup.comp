@@ -3,15 +3,17 @@
 // size is whatever the device runs (gl_SubgroupSize, never assumed); the workgroup size is
 // specialization constant 0. Subgroups loop grid-stride over the outputs.
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 layout(local_size_x_id = 0) in;
 layout(std430, binding = 0) readonly buffer RowPtr { uint rowPtr[]; };
 layout(std430, binding = 1) readonly buffer Col { uint col[]; };
-layout(std430, binding = 2) readonly buffer Val { float val[]; };
-layout(std430, binding = 3) readonly buffer Bias { float bias[]; };
-layout(std430, binding = 4) readonly buffer X { float x[]; };
-layout(std430, binding = 5) writeonly buffer Y { float y[]; };
+layout(std430, binding = 2) readonly buffer Val { real val[]; };
+layout(std430, binding = 3) readonly buffer Bias { real bias[]; };
+layout(std430, binding = 4) readonly buffer X { real x[]; };
+layout(std430, binding = 5) writeonly buffer Y { real y[]; };
 layout(push_constant) uniform Push {
   uint rows;  // batch rows
   uint m;     // outputs per row
@@ -27,11 +29,11 @@ void main() {
     const uint r = o / m;
     const uint i = o - r * m;
     const uint xRow = r * n;
-    float part = 0.0;
+    real part = 0.0;
     const uint end = rowPtr[i + 1];
     for (uint k = rowPtr[i] + gl_SubgroupInvocationID; k < end; k += gl_SubgroupSize)
       part += val[k] * x[xRow + col[k]];
-    const float sum = subgroupAdd(part);
+    const real sum = subgroupAdd(part);
     if (subgroupElect()) y[o] = sum + (hasBias != 0u ? bias[i] : 0.0);
   }
 }

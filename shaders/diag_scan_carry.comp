@@ -4,6 +4,7 @@
 // a plain sequential walk per pack is enough.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
 layout(local_size_x = 64) in;
 layout(constant_id = 0) const bool COMPLEX = false;
 layout(constant_id = 1) const bool WIDE = false;
@@ -11,19 +12,19 @@ layout(constant_id = 1) const bool WIDE = false;
 #include "diag_scan_packs.glsl"
 
 DECLARE_PACKED_INPUT(0, h0)
-layout(std430, binding = 1) buffer CarryBuf { vec4 carry[]; };
+layout(std430, binding = 1) buffer CarryBuf { real4 carry[]; };
 layout(push_constant) uniform Push { uint batch, rowPacks, chunks, hasH0; } p;
 
 void main() {
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < p.batch * p.rowPacks; i += stride) {
     const uint bi = i / p.rowPacks, pack = i % p.rowPacks;
-    vec4 state = p.hasH0 != 0 ? h0Pack(i) : vec4(0.0);
+    real4 state = p.hasH0 != 0 ? h0Pack(i) : real4(0.0);
     for (uint chunk = 0; chunk < p.chunks; ++chunk) {
       const uint slot = 2 * ((bi * p.chunks + chunk) * p.rowPacks + pack);
       // The last chunk's composition is never computed (nothing follows it).
       const bool last = chunk + 1 == p.chunks;
-      const vec4 A = last ? packOne() : carry[slot], B = last ? vec4(0.0) : carry[slot + 1];
+      const real4 A = last ? packOne() : carry[slot], B = last ? real4(0.0) : carry[slot + 1];
       carry[slot] = state;
       state = packProduct(A, state) + B;
     }

@@ -38,7 +38,7 @@ layout(constant_id = 5) const bool WIDE = false;
 DECLARE_PACKED_INPUT(0, a)
 DECLARE_PACKED_INPUT(1, x)
 DECLARE_PACKED_STATE(2)
-layout(std430, binding = 3) buffer CarryBuf { vec4 carry[]; };  // per pack: A, B
+layout(std430, binding = 3) buffer CarryBuf { real4 carry[]; };  // per pack: A, B
 DECLARE_PACKED_INPUT(4, h0)
 // Strides and row length in packs; hasH0, firstChunk and chunkCount for PHASE 2.
 layout(push_constant) uniform Push {
@@ -46,8 +46,8 @@ layout(push_constant) uniform Push {
 } p;
 
 #if !SCAN_WITH_SUBGROUP
-shared vec4 laneA[WIDTH * PACKS];
-shared vec4 laneB[WIDTH * PACKS];
+shared real4 laneA[WIDTH * PACKS];
+shared real4 laneB[WIDTH * PACKS];
 #endif
 
 void main() {
@@ -69,7 +69,7 @@ void main() {
   const uint endChunk = PHASE == 2 ? p.firstChunk + p.chunkCount : firstChunk + 1;
 
   // The state entering the first chunk (PHASE 2; PHASE 1 reads it from carry).
-  precise vec4 entering = vec4(0.0);
+  precise real4 entering = real4(0.0);
   if (PHASE == 2 && valid) {
     if (firstChunk > 0) {
       entering = loadH((bi * p.steps + firstChunk * WIDTH * STEPS - 1) * p.rowPacks + pack);
@@ -83,10 +83,10 @@ void main() {
     const uint n = (valid && t0 < p.steps) ? min(STEPS, p.steps - t0) : 0u;
 
     // This lane's steps, loaded once, and their composition (A, B).
-    vec4 as[STEPS];
-    vec4 xs[STEPS];
+    real4 as[STEPS];
+    real4 xs[STEPS];
     // precise: no fused multiply-adds (the twins' rounding; the chunked order differs anyway).
-    precise vec4 A = packOne(), B = vec4(0.0);
+    precise real4 A = packOne(), B = real4(0.0);
     // Loops run to the constant STEPS (guarded by n) so that compilers unroll them and keep
     // as[] and xs[] in registers: with a variable bound lavapipe indexes them in memory.
     [[unroll]] for (uint k = 0; k < STEPS; ++k) {
@@ -100,16 +100,16 @@ void main() {
     }
 
     // Inclusive scan over the lanes, then the exclusive prefix (identity for lane 0).
-    vec4 beforeA = packOne(), beforeB = vec4(0.0);
+    real4 beforeA = packOne(), beforeB = real4(0.0);
 #if SCAN_WITH_SUBGROUP
     for (uint d = 1; d < WIDTH; d <<= 1) {
-      const vec4 earlierA = subgroupShuffleUp(A, d), earlierB = subgroupShuffleUp(B, d);
+      const real4 earlierA = subgroupShuffleUp(A, d), earlierB = subgroupShuffleUp(B, d);
       if (lane >= d) {
         B = packProduct(A, earlierB) + B;
         A = packProduct(A, earlierA);
       }
     }
-    const vec4 prevA = subgroupShuffleUp(A, 1), prevB = subgroupShuffleUp(B, 1);
+    const real4 prevA = subgroupShuffleUp(A, 1), prevB = subgroupShuffleUp(B, 1);
     if (lane > 0) beforeA = prevA, beforeB = prevB;
 #else
     if (PHASE == 2) barrier();  // the previous chunk's readers of laneA are done
@@ -117,7 +117,7 @@ void main() {
     laneB[slot] = B;
     for (uint d = 1; d < WIDTH; d <<= 1) {
       barrier();
-      vec4 earlierA = packOne(), earlierB = vec4(0.0);
+      real4 earlierA = packOne(), earlierB = real4(0.0);
       if (lane >= d) earlierA = laneA[slot - d * PACKS], earlierB = laneB[slot - d * PACKS];
       barrier();
       B = packProduct(A, earlierB) + B;
@@ -135,7 +135,7 @@ void main() {
       continue;
     }
     if (PHASE == 1 && valid) entering = carry[carrySlot];
-    precise vec4 state = packProduct(beforeA, entering) + beforeB;
+    precise real4 state = packProduct(beforeA, entering) + beforeB;
     [[unroll]] for (uint k = 0; k < STEPS; ++k) {
       if (k < n) {
         state = packProduct(as[k], state) + xs[k];
@@ -146,7 +146,7 @@ void main() {
     // The next chunk starts from the state the chunk's last lane left.
 #if SCAN_WITH_SUBGROUP
     for (uint d = 1; d < WIDTH; d <<= 1) {
-      const vec4 later = subgroupShuffleDown(state, d);
+      const real4 later = subgroupShuffleDown(state, d);
       if (lane + d < WIDTH) state = later;  // lane i ends with lane min(i + 2d − 1, W − 1)'s
     }
     entering = state;

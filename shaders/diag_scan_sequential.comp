@@ -3,6 +3,7 @@
 // `lsrl bench vulkan` reports beside the chunked scan.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
 layout(local_size_x = 64) in;
 layout(constant_id = 0) const bool COMPLEX = false;
 layout(constant_id = 1) const bool WIDE = false;
@@ -24,9 +25,9 @@ void main() {
   for (uint i = gl_GlobalInvocationID.x; i < p.batch * p.rowPacks; i += stride) {
     const uint bi = i / p.rowPacks, pack = i % p.rowPacks;
     // precise: each step rounds as the CPU twin's (no fused multiply-adds on any device).
-    precise vec4 state = p.t0 > 0        ? loadH((bi * p.steps + p.t0 - 1) * p.rowPacks + pack)
+    precise real4 state = p.t0 > 0        ? loadH((bi * p.steps + p.t0 - 1) * p.rowPacks + pack)
                  : p.hasH0 != 0 ? h0Pack(i)
-                                : vec4(0.0);
+                                : real4(0.0);
     for (uint t = p.t0; t < p.t0 + p.count; ++t) {
       const uint slot = (bi * p.steps + t) * p.rowPacks + pack;
       state = packProduct(aPack(bi * p.aBatchStride + t * p.aStepStride + pack), state) + xPack(slot);

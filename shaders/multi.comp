@@ -1,9 +1,11 @@
 // LSRL's Multi: Y[r][i] = X[r][i] · X[r][i + h] (X is rows × 2h, Y rows × h). Invocations
 // loop grid-stride over what a capped grid does not reach.
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
 layout(local_size_x = 256) in;
-layout(std430, binding = 0) readonly buffer X { float x[]; };
-layout(std430, binding = 1) writeonly buffer Y { float y[]; };
+layout(std430, binding = 0) readonly buffer X { real x[]; };
+layout(std430, binding = 1) writeonly buffer Y { real y[]; };
 layout(push_constant) uniform Push {
   uint rows;
   uint h;  // half the input width

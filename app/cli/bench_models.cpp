@@ -125,7 +125,7 @@ int benchModels(const BenchModelsOptions& o, std::ostream& out) {
         auto gi = gpu::uploadFloats(
             *dev, randomFloats(3 * static_cast<size_t>(H) * T * static_cast<size_t>(B), rng));
         auto h = dev->buffer(static_cast<size_t>(B) * T * H * sizeof(float));
-        gpu::Batch run = dev->batch();
+        gpu::Batch run = dev->batch(gpu::Timing::PerDispatch);
         cells.recordGru(run,
                         {whhDevice.rowPtr.get(), whhDevice.col.get(), whhDevice.val.get(),
                          whhDevice.maxRowNonZeros},

@@ -1,6 +1,7 @@
 #include "app/cli/bench_precision.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -19,6 +20,9 @@
 #include "core/run/executor.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#ifdef LSRL_HAVE_VULKAN
+#include "core/vulkan/device.h"
+#endif
 
 namespace lsrl::cli {
 
@@ -189,17 +193,31 @@ nlohmann::ordered_json runRow(const Workload& w, const std::string& compileName,
   put("exact", exactScore);
   put("float64", score(w, f64, exact));
   put("fp32", score(w, f32, exact));
+  // On the device: fp32 and, where the device has shaderFloat64, fp64, each timed (wall
+  // time of the whole batch through the resident runner, pipelines already made by a
+  // first run).
   std::string vulkanText;
-  if (o.vulkan) {
+  auto onDevice = [&](const std::string& name, const auto& run) {
     try {
-      const Score s = score(w, runFp32(layers, w.inputs, Fp32Backend::Vulkan), exact);
-      put("vulkan", s);
-      vulkanText = std::to_string(s.wrong);
+      run();  // creates the pipelines and the calibration's choices
+      const auto start = std::chrono::steady_clock::now();
+      const Score s = score(w, run(), exact);
+      row[name + "_ms"] =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
+      put(name.c_str(), s);
+      vulkanText += (vulkanText.empty() ? "" : " / ") + std::to_string(s.wrong);
     } catch (const std::exception& e) {
-      row["vulkan_wrong"] = nullptr;
-      row["vulkan_error"] = e.what();
-      vulkanText = "n/a";
+      row[name + "_wrong"] = nullptr;
+      row[name + "_error"] = e.what();
+      vulkanText += (vulkanText.empty() ? "" : " / ") + std::string("n/a");
     }
+  };
+  if (o.vulkan) {
+    onDevice("vulkan", [&] { return runFp32(layers, w.inputs, Fp32Backend::Vulkan, o.device); });
+    onDevice("vulkan_fp64", [&] {
+      return runVulkanFp64(batch::layerProgramFromPath<double>(compiled.path), w.inputs, o.device);
+    });
   }
   char line[256];
   const int n = static_cast<int>(w.inputs.size());
@@ -217,7 +235,19 @@ nlohmann::ordered_json runRow(const Workload& w, const std::string& compileName,
 
 }  // namespace
 
-int benchPrecision(const BenchPrecisionOptions& o, std::ostream& out) {
+int benchPrecision(const BenchPrecisionOptions& options, std::ostream& out) {
+  BenchPrecisionOptions o = options;
+#ifdef LSRL_HAVE_VULKAN
+  // One device for every row (without one, each row records why).
+  std::unique_ptr<gpu::Device> opened;
+  if (o.vulkan && o.device == nullptr) {
+    try {
+      opened = gpu::Device::open();
+      o.device = opened.get();
+    } catch (const gpu::VulkanUnavailable&) {
+    }
+  }
+#endif
   std::vector<Workload> workloads;
   for (const std::string& p : o.programs) {
     if (p == "tok2tok") {
@@ -233,7 +263,7 @@ int benchPrecision(const BenchPrecisionOptions& o, std::ostream& out) {
   }
   out << "case                                 compile  layers state nonzeros  exact      float64  "
          "  fp32"
-      << (o.vulkan ? "       vulkan" : "") << "\n";
+      << (o.vulkan ? "       vulkan fp32 / fp64" : "") << "\n";
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const Workload& w : workloads) {
     for (const char* c : {"as_built", "float64", "fp32"}) rows.push_back(runRow(w, c, o, out));

@@ -13,6 +13,10 @@
 #include <string>
 #include <vector>
 
+namespace lsrl::gpu {
+class Device;
+}
+
 namespace lsrl::cli {
 
 struct BenchPrecisionOptions {
@@ -23,8 +27,9 @@ struct BenchPrecisionOptions {
   int cases = 200;                  // dictionaries, queries or bit strings per row
   int horizon = 160;                // the domain's t ≤ T, and the longest input
   uint64_t seed = 0;
-  bool vulkan = false;
-  std::string jsonPath;  // also write the JSON there
+  bool vulkan = false;            // also fp32 and fp64 on the Vulkan device, timed
+  gpu::Device* device = nullptr;  // with vulkan: the device (default: opened per run)
+  std::string jsonPath;           // also write the JSON there
 };
 
 // Prints a table, then ONE JSON line with every row. Returns the exit code: 0, also when

@@ -20,6 +20,7 @@
 #include "core/run/executor.h"
 #include "core/vulkan/copy_kernel.h"
 #include "core/vulkan/layer_runner.h"
+#include "core/vulkan/scan_calibration.h"
 #include "core/vulkan/scan_kernels.h"
 #endif
 
@@ -130,6 +131,18 @@ int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
   line("scan, chunked (" + path + ", " + gpu::scanScheduleName(other.schedule) + ")", otherMs,
        otherGBs);
   line("scan, sequential per channel", sequentialMs, sequentialGBs);
+  // The calibration's choice for this shape (scan_calibration.h): read from the user's
+  // cache, or measured now and cached.
+  gpu::ScanCalibration calibration(*dev);
+  const gpu::ScanMeasurement& chosen =
+      calibration.measure(gpu::ScanKernels::timedScanShape(scanShape));
+  const std::string chosenName = chosen.path == gpu::ScanPath::Sequential
+                                     ? std::string("sequential")
+                                     : std::string(gpu::scanPathName(chosen.path)) + ", " +
+                                           gpu::scanScheduleName(chosen.schedule);
+  out << "calibrated choice: " << chosenName << " ("
+      << (chosen.fromCache ? "cached in " : "measured now, cached in ")
+      << calibration.cacheFile().string() << ")\n";
   j["copy_ms"] = copyMs;
   j["copy_gb_per_s"] = copyGBs;
   j["scan_path"] = path;
@@ -143,6 +156,12 @@ int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
   j["sequential_scan_ms"] = sequentialMs;
   j["sequential_scan_gb_per_s"] = sequentialGBs;
   j["sequential_over_copy"] = sequentialGBs / copyGBs;
+  j["best_scan_over_copy"] = std::max({chunkedGBs, otherGBs, sequentialGBs}) / copyGBs;
+  j["calibrated_scan"] = chosenName;
+  j["calibration_from_cache"] = chosen.fromCache;
+  j["calibration_ms"] = {{"sequential", chosen.sequentialMs},
+                         {"chained", chosen.chainedMs},
+                         {"reduce_then_scan", chosen.reduceThenScanMs}};
 
   if (o.uaJob) {
     const UaJob job = makeUaJob(o);
@@ -154,9 +173,22 @@ int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
     const double cpuMs =
         medianMs(o.repeats, [&] { cpu = batch::runLayersCpu(job.program, job.shape, job.tokens); });
     gpu::LayerRunner runner(*dev, job.program);
-    gpu::LayerRunTiming timing;
+    gpu::LayerRunOptions runOptions;
+    runOptions.calibration = &calibration;
+    // Wall time untimed (a run records no timestamps), then one timed run for the kernels:
+    // what the host adds is the wall time the kernels do not account for.
+    runner.run(job.shape, job.tokens, runOptions);  // makes the resident tiles
+    const gpu::DeviceCounters before = dev->counters();
     const double gpuMs =
-        medianMs(o.repeats, [&] { gpuOut = runner.run(job.shape, job.tokens, {}, &timing); });
+        medianMs(o.repeats, [&] { gpuOut = runner.run(job.shape, job.tokens, runOptions); });
+    const gpu::DeviceCounters after = dev->counters();
+    gpu::LayerRunTiming timing;
+    runner.run(job.shape, job.tokens, runOptions, &timing);
+    const double hostMs = std::max(0.0, gpuMs - timing.kernelMs);
+    // The same without the calibration: the scans' built-in heuristic (ScanSchedule::Auto).
+    gpu::LayerRunner heuristicRunner(*dev, job.program);
+    const double heuristicMs =
+        medianMs(o.repeats, [&] { heuristicRunner.run(job.shape, job.tokens); });
     const std::vector<double> cpuMap = lastOutputs(cpu, job.shape, job.program.outputWidth);
     const std::vector<double> gpuMap = lastOutputs(gpuOut, job.shape, job.program.outputWidth);
     // The float64 CPU heat map (the plan executor on the same compiled path).
@@ -183,7 +215,11 @@ int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
         << fmt("  %8.2f M tokens/s", tokens / (cpuMs * 1e3)) << "\n"
         << "  vulkan     " << fmt("%9.1f ms", gpuMs)
         << fmt("  %8.2f M tokens/s", tokens / (gpuMs * 1e3))
-        << fmt("  (kernels %.1f ms)", timing.kernelMs) << "\n"
+        << fmt("  (kernels %.1f ms", timing.kernelMs) << fmt(", host %.1f ms, ", hostMs)
+        << timing.tiles << " tiles, " << timing.slots << " in flight, "
+        << (after.buffers - before.buffers) << " buffers created after the first run)\n"
+        << "  vulkan, heuristic scan schedule (no calibration) " << fmt("%.1f ms", heuristicMs)
+        << "\n"
         << "  vulkan vs cpu fp32: max |diff|/(1+|cpu|) = " << fmt("%.2e", agree) << "\n"
         << "  max |error| vs float64: cpu fp32 " << fmt("%.3g", cpuErr) << ", vulkan "
         << fmt("%.3g", gpuErr) << "\n";
@@ -193,6 +229,10 @@ int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
     j["ua_cpu_fp32_ms"] = cpuMs;
     j["ua_vulkan_ms"] = gpuMs;
     j["ua_vulkan_kernel_ms"] = timing.kernelMs;
+    j["ua_vulkan_host_ms"] = hostMs;
+    j["ua_vulkan_heuristic_schedule_ms"] = heuristicMs;
+    j["ua_vulkan_tiles"] = timing.tiles;
+    j["ua_vulkan_buffers_created_after_first_run"] = after.buffers - before.buffers;
     j["ua_vulkan_over_cpu_speedup"] = cpuMs / gpuMs;
     j["ua_vulkan_vs_cpu_max_rel_diff"] = agree;
     j["ua_cpu_fp32_max_error_vs_float64"] = cpuErr;

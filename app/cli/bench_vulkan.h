@@ -1,10 +1,15 @@
 // `lsrl bench vulkan`: on the chosen Vulkan device, a copy kernel's bandwidth and the
 // diagonal scan's effective bandwidth (a and b read once + h written once, over kernel
-// time), chunked and plain sequential, with their ratio to the copy; then the UA heat-map
-// job (vec2vec n=2, m=1, multiplicative, compiled exactly with optimisation, rounded to
-// fp32; N=32 prompt of 1,024 tokens; 64×64 query grid = 4,096 sequences) on the fp32 CPU
-// runner and on Vulkan (median of `repeats` after a warm-up), their agreement, and both
-// heat maps' error against the float64 CPU heat map. A benchmark, not a timed test.
+// time) in its three schedules (chunked chained, chunked reduce-then-scan, sequential),
+// with their ratio to the copy and the choice the scan calibration makes (cached, see
+// core/vulkan/scan_calibration.h); then the UA heat-map job (vec2vec n=2, m=1,
+// multiplicative, compiled exactly with optimisation, rounded to fp32; N=32 prompt of
+// 1,024 tokens; 64×64 query grid = 4,096 sequences) on the fp32 CPU runner and on Vulkan
+// (median of `repeats` after a warm-up): Vulkan's wall time untimed, its kernel time from
+// a timed run and the host time the kernels leave over, the buffers created after the
+// first run (0: the tiles are resident), the time with the heuristic schedule instead of
+// the calibrated one, the two runners' agreement, and both heat maps' error against the
+// float64 CPU heat map. A benchmark, not a timed test.
 #pragma once
 
 #include <iosfwd>

@@ -48,7 +48,7 @@ int cmdBench(const Argv& argv, std::ostream& out) {
        {"lengths", "LIST", "precision: tok2tok key lengths L (default 3,10)"},
        {"horizon", "T", "precision: the domain's horizon and longest input (default 160)"},
        {"seed", "S", "precision: seed of the inputs (default 0)"},
-       {"vulkan", "", "precision: also run fp32 on the Vulkan device"},
+       {"vulkan", "", "precision: also run fp32 and fp64 on the Vulkan device, timed"},
        {"json", "FILE", "precision: also write the JSON line to FILE"}},
       1,
       1};

@@ -17,8 +17,9 @@ namespace lsrl::cli {
 int cmdDevices(const Argv& argv, std::ostream& out) {
   const CommandSpec spec{"lsrl devices",
                          "Lists the Vulkan devices (index, type, name, driver, subgroup sizes, "
-                         "limits); the one\nmarked * is used (LSRL_VULKAN_DEVICE=index or part "
-                         "of the name picks another).\nEnds with one JSON line. Exit code 1, "
+                         "limits, and\nfloat64 in shaders, which lsrl run --precision fp64 "
+                         "needs); the one marked * is used\n(LSRL_VULKAN_DEVICE=index or part "
+                         "of the name picks another). Ends with one JSON line.\nExit code 1, "
                          "with the reason, when there is none.",
                          {},
                          0,
@@ -37,7 +38,8 @@ int cmdDevices(const Argv& argv, std::ostream& out) {
         << d.maxSubgroupSize << ", arithmetic " << (d.subgroupArithmetic ? "yes" : "no")
         << "), workgroup <= " << d.maxWorkgroupSize << ", shared " << d.maxSharedMemory
         << " B, storage buffer <= " << d.maxStorageBufferRange << " B, timestamps "
-        << (d.timestampPeriodNs > 0 ? "yes" : "no") << "\n";
+        << (d.timestampPeriodNs > 0 ? "yes" : "no") << ", float64 "
+        << (d.shaderFloat64 ? "yes" : "no") << "\n";
     list.push_back({{"index", d.index},
                     {"name", d.name},
                     {"type", d.type},
@@ -50,7 +52,8 @@ int cmdDevices(const Argv& argv, std::ostream& out) {
                     {"max_workgroup_size", d.maxWorkgroupSize},
                     {"max_shared_memory", d.maxSharedMemory},
                     {"max_storage_buffer_range", d.maxStorageBufferRange},
-                    {"timestamps", d.timestampPeriodNs > 0}});
+                    {"timestamps", d.timestampPeriodNs > 0},
+                    {"shader_float64", d.shaderFloat64}});
   }
   nlohmann::ordered_json j;
   j["devices"] = list;

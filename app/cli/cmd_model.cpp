@@ -67,27 +67,29 @@ int evalModel(const Args& args, const std::string& kind, const models::SeedModel
       args.has("samples") ? parseIntValue(args.get("samples"), "--samples", 1, 10000000) : 1000;
   const std::string backend = args.get("backend", "cpu");
   const ModelBackend which = modelBackendFromName(backend);
-  models::SeedModelRunner runner;
-  if (which != ModelBackend::Cpu)
-    runner = [&](const models::Sequence& input) {
-      return runSeedModel(model, input, which, nullptr);
-    };
+  if (args.has("batch") && which != ModelBackend::Vulkan)
+    throw Error(
+        "--batch sizes the Vulkan backend's batches (--backend vulkan); the cpu backend "
+        "scores one sample per thread");
+  const int batch = args.has("batch") ? parseIntValue(args.get("batch"), "--batch", 1, 65536)
+                                      : models::kDefaultEvalBatch;
   const auto start = std::chrono::steady_clock::now();
-  // The Vulkan backend records its command buffers on one queue: one thread.
   const models::Score score =
-      models::evaluateSeedModel(model, task, static_cast<uint64_t>(seedOf(args)), samples,
-                                which == ModelBackend::Cpu ? 0 : 1, runner);
+      evaluateSeedModelOn(which, model, task, static_cast<uint64_t>(seedOf(args)), samples, batch);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   nlohmann::ordered_json result;
   result["model"] = kind;
   result["task"] = task;
   result["samples"] = samples;
   result["seed"] = seedOf(args);
   result["backend"] = backend;
+  if (which == ModelBackend::Vulkan) result["batch"] = batch;
   result["accuracy"] = score.accuracy();
   result["right"] = score.right;
   result["targets"] = score.total;
-  result["wall_s"] =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result["wall_s"] = wall;
+  result["samples_per_s"] = wall > 0 ? samples / wall : 0.0;
   out << result.dump() << "\n";
   return 0;
 }
@@ -115,7 +117,7 @@ int cmdModel(const Argv& argv, std::ostream& out) {
       "                      [--input IN.json | --task T] [--seed N] [--backend cpu|vulkan]\n"
       "                      [--trace TRACE.json]\n"
       "       lsrl model eval NAME [--config CFG.json | --weights W.safetensors] [--task T]\n"
-      "                       [--samples N] [--seed S] [--backend cpu|vulkan]\n"
+      "                       [--samples N] [--seed S] [--backend cpu|vulkan [--batch N]]\n"
       "       lsrl model save NAME [--config CFG.json] -o W.safetensors",
       "The seed architectures: mingru, minlstm, gateloop, lattice, looped (docs/models.md).\n"
       "`list` prints each model's tasks, widths and default config as JSON. `run` runs a\n"
@@ -124,14 +126,18 @@ int cmdModel(const Argv& argv, std::ostream& out) {
       "and prints {\"model\", \"task\", \"backend\", \"outputs\"}; --trace writes the trace,\n"
       "JSON with named arrays. `eval` scores a model on N samples (seeds S, S+1, ...) of a\n"
       "task with targets (default: a checkpoint's training task) and prints {\"model\",\n"
-      "\"task\", \"samples\", \"accuracy\", ...}: the fraction of target tokens whose largest\n"
-      "output is the target. `save` writes a model's weights and config.",
+      "\"task\", \"samples\", \"accuracy\", ..., \"wall_s\", \"samples_per_s\"}: accuracy is the\n"
+      "fraction of target tokens whose largest output is the target. On the cpu the samples\n"
+      "run one per thread on all cores; on vulkan one device runs them in batches of\n"
+      "--batch N (default 256; the same samples and totals whatever N). `save` writes a\n"
+      "model's weights and config.",
       {{"config", "CFG.json", "model config (sizes, seed, mode); missing keys: defaults"},
        {"weights", "W.safetensors", "run: weights written by lsrl model save"},
        {"input", "IN.json", "run: one token sequence {\"tokens\": [[...], ...]}"},
        {"task", "T", "run: a synthetic task (lsrl model list shows them)"},
        {"seed", "N", "run: seed of the task's input; eval: of the first sample (default 0)"},
        {"samples", "N", "eval: samples to score (default 1000)"},
+       {"batch", "N", "eval on vulkan: samples per device batch (default 256)"},
        {"backend", "B", "run, eval: cpu (float64, default) or vulkan (fp32)"},
        {"trace", "TRACE.json", "run: also write the trace"},
        {"o", "W.safetensors", "save: output file"}},
@@ -162,6 +168,7 @@ int cmdModel(const Argv& argv, std::ostream& out) {
       throw Error("lsrl model eval scores task samples: --input and --trace are for run");
     return evalModel(*args, kind, *model, metadata, out);
   }
+  if (args->has("batch")) throw Error("--batch is for lsrl model eval --backend vulkan");
   if (args->has("input") && args->has("task")) throw Error("give --input or --task, not both");
   const std::string backend = args->get("backend", "cpu");
   const ModelBackend which = modelBackendFromName(backend);

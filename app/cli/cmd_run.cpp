@@ -1,5 +1,5 @@
-// lsrl run FILE --input IN.json [--exact | --backend B] [--trace TRACE.json] [--threads N]
-//          [--progress]
+// lsrl run FILE --input IN.json [--exact | --backend B [--precision P]] [--trace TRACE.json]
+//          [--threads N] [--progress]
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <ostream>
@@ -21,6 +21,31 @@
 namespace lsrl::cli {
 
 namespace {
+
+// The arithmetic of the batch backends (--precision): fp32, or fp64 on the Vulkan device.
+// Returns whether it is fp64; throws lsrl::Error for a value or a backend that does not fit.
+// ("--precision" of lsrl compile names what the constants are fitted for; here it names
+// the arithmetic that runs them, and "float64" is accepted for fp64 alike.)
+bool wantsFp64(const Args& args, const std::string& backend, bool weights) {
+  if (!args.has("precision")) return false;
+  const std::string p = args.get("precision");
+  if (p != "fp32" && p != "fp64" && p != "float64")
+    throw Error("unknown --precision \"" + p + "\" (fp32, fp64)");
+  const bool fp64 = p != "fp32";
+  if (backend != "cpu32" && backend != "vulkan")
+    throw Error("--precision " + p + " applies to the batch backends (--backend vulkan" +
+                (fp64 ? "" : " or cpu32") + "); --backend " + backend + " computes in " +
+                (backend == "exact" ? "exact arithmetic" : "float64 on the CPU"));
+  if (fp64 && backend != "vulkan")
+    throw Error("--precision " + p +
+                " needs --backend vulkan: the CPU batch runner is fp32 (--backend float64 runs "
+                "the float64 executor on the CPU)");
+  if (fp64 && weights)
+    throw Error("--precision " + p +
+                " runs compiled models (path graphs) only: a target architecture's weights run "
+                "in fp32 (--precision fp32) or in float64 on the CPU (--backend float64)");
+  return fp64;
+}
 
 // Runs every sequence with one executor, recording each node's value at each step;
 // returns the outputs as JSON rows and fills `traces` (one per sequence). The runs
@@ -78,8 +103,8 @@ nlohmann::json runWithTrace(const Graph& graph, bool compiled, const SequenceBat
 
 int cmdRun(const Argv& argv, std::ostream& out) {
   const CommandSpec spec{
-      "lsrl run FILE --input IN.json [--exact | --backend B] [--trace TRACE.json]\n"
-      "         [--threads N] [--progress]",
+      "lsrl run FILE --input IN.json [--exact | --backend B [--precision P]]\n"
+      "         [--trace TRACE.json] [--threads N] [--progress]",
       "Runs a program on token sequences with ForEach semantics (states reset before each\n"
       "sequence) and prints {\"outputs\": [[...], ...]}, one row per token, or\n"
       "{\"batch_outputs\": [...]} for an input in batch form. Float64 by default; --exact\n"
@@ -89,12 +114,14 @@ int cmdRun(const Argv& argv, std::ostream& out) {
       "with --backend exact. FILE may also be a target architecture's weights (lsrl export\n"
       "--target ARCH: .safetensors or .npz), run in float64 or fp32. --backend cpu32 / vulkan\n"
       "run a compiled model or weights in fp32 in batch, on the CPU or on the Vulkan device\n"
-      "(lsrl devices; fails with the reason when there is none). On float64 and exact the\n"
-      "rows are written as they are computed, with progress on stderr when it is a terminal\n"
-      "or with --progress.",
+      "(lsrl devices; fails with the reason when there is none); --backend vulkan\n"
+      "--precision fp64 runs a compiled model in fp64 on the device instead (a device with\n"
+      "float64 in shaders; lsrl devices says). On float64 and exact the rows are written as\n"
+      "they are computed, with progress on stderr when it is a terminal or with --progress.",
       {{"input", "IN.json", "token sequences: {\"tokens\": [[...]...]} or {\"batch\": [...]}"},
        {"exact", "", "compute exactly instead of in float64 (= --backend exact)"},
        {"backend", "B", "float64 (default), exact, cpu32 or vulkan"},
+       {"precision", "P", "fp32 (default) or fp64 = float64 (vulkan, compiled models)"},
        {"trace", "TRACE.json", "also write every node's value at every step"},
        {"threads", "N", "threads for a batch (default: all cores)"},
        {"progress", "", "print progress to stderr even when it is not a terminal"}},
@@ -110,17 +137,17 @@ int cmdRun(const Argv& argv, std::ostream& out) {
   if (args->has("exact") && backend != "exact")
     throw Error("--exact contradicts --backend " + backend);
   const bool exact = backend == "exact";
-  const bool fp32 = backend == "cpu32" || backend == "vulkan";
-  if (fp32 && args->has("trace"))
-    throw Error(
-        "--trace needs --backend float64 or exact (the fp32 batch runners keep no node values)");
+  const bool batched = backend == "cpu32" || backend == "vulkan";  // fp32 or fp64
+  if (batched && args->has("trace"))
+    throw Error("--trace needs --backend float64 or exact (the batch runners keep no node values)");
   int threads = 0;
   if (args->has("threads")) {
     threads = parseIntValue(args->get("threads"), "--threads", 1, 1024);
   }
 
   const std::string& file = args->positional()[0];
-  if (!fp32 && !args->has("trace") && !isWeightFile(file)) {
+  const bool fp64 = wantsFp64(*args, backend, isWeightFile(file));
+  if (!batched && !args->has("trace") && !isWeightFile(file)) {
     // Programs and compiled models on the CPU executors: streamed, rows written as they
     // are computed (the whole-batch path below holds every input and output).
     const SequenceFileShape shape = checkStreamedInput(args->get("input"), exact);
@@ -143,7 +170,7 @@ int cmdRun(const Argv& argv, std::ostream& out) {
     if (args->has("trace"))
       throw Error("--trace needs a program or a compiled model (.json), not weights");
     const FloatTargetModel model = loadTargetWeights(file);
-    if (fp32) {
+    if (batched) {
       for (const auto& o :
            runFp32(batch::layerProgramFromTarget(model), batch.sequences, fp32Backend))
         rows.push_back(doubleRowsToJson(o));
@@ -151,7 +178,11 @@ int cmdRun(const Argv& argv, std::ostream& out) {
       for (const ExactSequence& s : batch.sequences)
         rows.push_back(doubleRowsToJson(model.run(floatTokens(s))));
     }
-  } else if (fp32) {
+  } else if (fp64) {
+    const Graph graph = loadRunnableGraph(file, exact);
+    for (const auto& o : runVulkanFp64(batch::layerProgramFromPath<double>(graph), batch.sequences))
+      rows.push_back(doubleRowsToJson(o));
+  } else if (batched) {
     const Graph graph = loadRunnableGraph(file, exact);
     for (const auto& o : runFp32(batch::layerProgramFromPath(graph), batch.sequences, fp32Backend))
       rows.push_back(doubleRowsToJson(o));
@@ -161,7 +192,10 @@ int cmdRun(const Argv& argv, std::ostream& out) {
     rows = runWithTrace(graph, compiled, batch, exact, args->get("trace"));
   }
   nlohmann::ordered_json result;
-  if (fp32) result["backend"] = backend;
+  if (batched) {
+    result["backend"] = backend;
+    result["precision"] = fp64 ? "fp64" : "fp32";
+  }
   if (batch.isBatch) {
     result["batch_outputs"] = rows;
   } else {

@@ -2,13 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
+#include <span>
+#include <type_traits>
 
 #include "core/batch/cpu_runner.h"
 #include "core/util/error.h"
 #ifdef LSRL_HAVE_VULKAN
 #include "core/vulkan/layer_runner.h"
+#include "core/vulkan/scan_calibration.h"
 #endif
 
 namespace lsrl::cli {
@@ -19,36 +23,33 @@ namespace {
 // sequence (at most 65535), and a bounded batch keeps the token and output buffers small.
 constexpr size_t kMaxSequencesPerBatch = 4096;
 
-// The fp32 value of an input, refused when fp32 cannot hold it (as float64 refuses NaN and
-// infinities): a silent inf or NaN would flow through the whole model.
-float fp32Input(const Exact& x, size_t sequence, size_t token, size_t feature) {
+// The fp32 (fp64) value of an input, refused when the format cannot hold it (as float64
+// refuses NaN and infinities): a silent inf or NaN would flow through the whole model.
+template <class Scalar>
+Scalar deviceInput(const Exact& x, size_t sequence, size_t token, size_t feature) {
   const double d = x.toDouble();
-  const auto f = static_cast<float>(d);
-  if (std::isfinite(f)) return f;
+  const auto v = static_cast<Scalar>(d);
+  if (std::isfinite(v)) return v;
+  const bool fp64 = std::is_same_v<Scalar, double>;
   const std::string value = std::isnan(d)   ? std::string("NaN")
                             : std::isinf(d) ? std::string(d > 0 ? "+" : "-") + "infinity in float64"
                                             : std::to_string(d);
   throw Error("sequence " + std::to_string(sequence) + ", token " + std::to_string(token) +
-              ", feature " + std::to_string(feature) + " is " + value +
-              ", which is not a finite fp32 number (|x| <= 3.4e38): inputs must be finite numbers");
+              ", feature " + std::to_string(feature) + " is " + value + ", which is not a finite " +
+              (fp64 ? "fp64 number (|x| <= 1.8e308)" : "fp32 number (|x| <= 3.4e38)") +
+              ": inputs must be finite numbers");
 }
 
-}  // namespace
+// One batch of equal-length sequences through a runner: [B][T][inputWidth] tokens in,
+// [B][T][outputWidth] out.
+template <class Scalar>
+using RunBatch =
+    std::function<std::vector<Scalar>(const batch::SeriesShape&, std::span<const Scalar>)>;
 
-std::vector<std::vector<std::vector<double>>> runFp32(const batch::LayerProgram& program,
-                                                      const std::vector<ExactSequence>& sequences,
-                                                      Fp32Backend backend) {
-#ifdef LSRL_HAVE_VULKAN
-  std::unique_ptr<gpu::Device> device;
-  std::unique_ptr<gpu::LayerRunner> runner;
-  if (backend == Fp32Backend::Vulkan) {
-    device = gpu::Device::open();
-    runner = std::make_unique<gpu::LayerRunner>(*device, program);
-  }
-#else
-  if (backend == Fp32Backend::Vulkan)
-    throw Error("this lsrl was built without Vulkan (LSRL_WITH_VULKAN=OFF): use --backend cpu32");
-#endif
+template <class Scalar>
+std::vector<std::vector<std::vector<double>>> runInBatches(
+    const batch::BasicLayerProgram<Scalar>& program, const std::vector<ExactSequence>& sequences,
+    const RunBatch<Scalar>& run) {
   std::map<size_t, std::vector<size_t>> byLength;  // T → sequence indices
   for (size_t i = 0; i < sequences.size(); ++i) byLength[sequences[i].size()].push_back(i);
   std::vector<std::vector<std::vector<double>>> outputs(sequences.size());
@@ -59,7 +60,7 @@ std::vector<std::vector<std::vector<double>>> runFp32(const batch::LayerProgram&
           sameLength.begin() + static_cast<std::ptrdiff_t>(first),
           sameLength.begin() + static_cast<std::ptrdiff_t>(
                                    std::min(sameLength.size(), first + kMaxSequencesPerBatch)));
-      std::vector<float> tokens;
+      std::vector<Scalar> tokens;
       for (size_t i : members) {
         for (size_t t = 0; t < steps; ++t) {
           const ExactVector& row = sequences[i][t];
@@ -67,30 +68,81 @@ std::vector<std::vector<std::vector<double>>> runFp32(const batch::LayerProgram&
             throw Error("sequence " + std::to_string(i) + ", token " + std::to_string(t) +
                         ": the token is " + std::to_string(row.size()) + " wide, expected " +
                         std::to_string(program.inputWidth) + " (the model's input width)");
-          for (size_t f = 0; f < row.size(); ++f) tokens.push_back(fp32Input(row[f], i, t, f));
+          for (size_t f = 0; f < row.size(); ++f)
+            tokens.push_back(deviceInput<Scalar>(row[f], i, t, f));
         }
       }
       const batch::SeriesShape shape{static_cast<int>(members.size()), static_cast<int>(steps),
                                      program.inputWidth};
-      std::vector<float> out;
-      if (backend == Fp32Backend::Cpu) {
-        out = batch::runLayersCpu(program, shape, tokens);
-      } else {
-#ifdef LSRL_HAVE_VULKAN
-        out = runner->run(shape, tokens);
-#endif
-      }
+      const std::vector<Scalar> out = run(shape, tokens);
       const size_t w = static_cast<size_t>(program.outputWidth);
       for (size_t k = 0; k < members.size(); ++k) {
         auto& rows = outputs[members[k]];
         for (size_t t = 0; t < steps; ++t) {
-          const float* row = out.data() + (k * steps + t) * w;
+          const Scalar* row = out.data() + (k * steps + t) * w;
           rows.emplace_back(row, row + w);
         }
       }
     }
   }
   return outputs;
+}
+
+#ifdef LSRL_HAVE_VULKAN
+// A program through the Vulkan runner of its precision on `device` (or a device opened
+// for the call), its scans scheduled by the user's calibration.
+template <class Scalar>
+std::vector<std::vector<std::vector<double>>> runOnVulkan(
+    const batch::BasicLayerProgram<Scalar>& program, const std::vector<ExactSequence>& sequences,
+    gpu::Device* device) {
+  std::unique_ptr<gpu::Device> opened;
+  if (device == nullptr) {
+    opened = gpu::Device::open();
+    device = opened.get();
+  }
+  gpu::BasicLayerRunner<Scalar> runner(*device, program);
+  gpu::ScanCalibration calibration(*device, gpu::defaultScanCalibrationFile(),
+                                   gpu::realOf<Scalar>());
+  gpu::LayerRunOptions options;
+  options.calibration = &calibration;
+  return runInBatches<Scalar>(program, sequences,
+                              [&](const batch::SeriesShape& shape, std::span<const Scalar> tokens) {
+                                return runner.run(shape, tokens, options);
+                              });
+}
+#endif
+
+}  // namespace
+
+std::vector<std::vector<std::vector<double>>> runFp32(const batch::LayerProgram& program,
+                                                      const std::vector<ExactSequence>& sequences,
+                                                      Fp32Backend backend, gpu::Device* device) {
+  if (backend == Fp32Backend::Cpu)
+    return runInBatches<float>(program, sequences,
+                               [&](const batch::SeriesShape& shape, std::span<const float> tokens) {
+                                 return batch::runLayersCpu(program, shape, tokens);
+                               });
+#ifdef LSRL_HAVE_VULKAN
+  return runOnVulkan<float>(program, sequences, device);
+#else
+  (void)device;
+  throw Error("this lsrl was built without Vulkan (LSRL_WITH_VULKAN=OFF): use --backend cpu32");
+#endif
+}
+
+std::vector<std::vector<std::vector<double>>> runVulkanFp64(
+    const batch::LayerProgram64& program, const std::vector<ExactSequence>& sequences,
+    gpu::Device* device) {
+#ifdef LSRL_HAVE_VULKAN
+  return runOnVulkan<double>(program, sequences, device);
+#else
+  (void)program;
+  (void)sequences;
+  (void)device;
+  throw Error(
+      "this lsrl was built without Vulkan (LSRL_WITH_VULKAN=OFF): use --backend float64 for "
+      "float64 on the CPU");
+#endif
 }
 
 }  // namespace lsrl::cli

@@ -1,12 +1,17 @@
-// The fp32 batch backends of `lsrl run`: the CPU batch runner (core/batch) and its Vulkan
-// twin (core/vulkan), for compiled models and target architectures. Sequences of different lengths
-// run as separate batches (a batch runner needs one T).
+// The batch backends of `lsrl run`: fp32 on the CPU batch runner (core/batch) and on its
+// Vulkan twin (core/vulkan), for compiled models and target architectures, and fp64 on the
+// Vulkan device for compiled models (--precision fp64, docs/vulkan.md). Sequences of
+// different lengths run as separate batches (a batch runner needs one T).
 #pragma once
 
 #include <vector>
 
 #include "core/batch/layer_program.h"
 #include "core/run/executor.h"  // ExactSequence
+
+namespace lsrl::gpu {
+class Device;
+}
 
 namespace lsrl::cli {
 
@@ -15,9 +20,18 @@ enum class Fp32Backend { Cpu, Vulkan };
 // One output row per token per sequence, as doubles, of a compiled model's path graph
 // (batch::layerProgramFromPath) or a target's weights (batch::layerProgramFromTarget).
 // Throws lsrl::Error for bad tokens and gpu::VulkanUnavailable when Vulkan is asked for
-// and there is no device (or no Vulkan in this build).
+// and there is no device (or no Vulkan in this build). On Vulkan, `device` (default: open
+// the one LSRL_VULKAN_DEVICE picks) runs it, with the scan schedules the user's cached
+// calibration chose (core/vulkan/scan_calibration.h; measured on first use).
 std::vector<std::vector<std::vector<double>>> runFp32(const batch::LayerProgram& program,
                                                       const std::vector<ExactSequence>& sequences,
-                                                      Fp32Backend backend);
+                                                      Fp32Backend backend,
+                                                      gpu::Device* device = nullptr);
+
+// The same in fp64 on the Vulkan device (batch::layerProgramFromPath<double>). Also throws
+// lsrl::Error naming the device when it has no shaderFloat64.
+std::vector<std::vector<std::vector<double>>> runVulkanFp64(
+    const batch::LayerProgram64& program, const std::vector<ExactSequence>& sequences,
+    gpu::Device* device = nullptr);
 
 }  // namespace lsrl::cli

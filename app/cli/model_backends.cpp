@@ -1,11 +1,23 @@
 #include "app/cli/model_backends.h"
 
+#include <vector>
+
 #include "core/util/error.h"
 #ifdef LSRL_HAVE_VULKAN
 #include "core/vulkan/device_models.h"
 #endif
 
 namespace lsrl::cli {
+
+#ifndef LSRL_HAVE_VULKAN
+namespace {
+
+[[noreturn]] void noVulkanBuild() {
+  throw Error("this lsrl was built without Vulkan (LSRL_WITH_VULKAN=OFF): use --backend cpu");
+}
+
+}  // namespace
+#endif
 
 ModelBackend modelBackendFromName(const std::string& name) {
   if (name == "cpu") return ModelBackend::Cpu;
@@ -20,7 +32,25 @@ models::Sequence runSeedModel(const models::SeedModel& model, const models::Sequ
   const auto device = gpu::Device::open();
   return gpu::runSeedModelOnDevice(*device, model, input, trace);
 #else
-  throw Error("this lsrl was built without Vulkan (LSRL_WITH_VULKAN=OFF): use --backend cpu");
+  noVulkanBuild();
+#endif
+}
+
+models::Score evaluateSeedModelOn(ModelBackend backend, const models::SeedModel& model,
+                                  const std::string& task, uint64_t seed, int samples, int batch) {
+  if (backend == ModelBackend::Cpu) return models::evaluateSeedModel(model, task, seed, samples);
+#ifdef LSRL_HAVE_VULKAN
+  // One device for the whole run (opening one costs more than a batch on it).
+  const auto device = gpu::Device::open();
+  return models::evaluateSeedModelInBatches(
+      model, task, seed, samples,
+      [&](const std::vector<models::Sequence>& inputs) {
+        return gpu::runSeedModelBatchOnDevice(*device, model, inputs);
+      },
+      batch);
+#else
+  (void)batch;
+  noVulkanBuild();
 #endif
 }
 

@@ -9,25 +9,31 @@ namespace lsrl::batch {
 
 namespace {
 
-float toFloat(const Exact& x) { return static_cast<float>(x.toDouble()); }
+// The nearest double; a float through it (docs/vulkan.md, "Layers").
+template <class Scalar>
+Scalar rounded(const Exact& x) {
+  return static_cast<Scalar>(x.toDouble());
+}
 
-std::vector<float> toFloats(const ExactVector& v, int n) {
-  std::vector<float> out(static_cast<size_t>(n), 0.0f);
-  for (size_t i = 0; i < v.size() && i < out.size(); ++i) out[i] = toFloat(v[i]);
+template <class Scalar>
+std::vector<Scalar> rounded(const ExactVector& v, int n) {
+  std::vector<Scalar> out(static_cast<size_t>(n), Scalar(0));
+  for (size_t i = 0; i < v.size() && i < out.size(); ++i) out[i] = rounded<Scalar>(v[i]);
   return out;
 }
 
-// Entries that round to 0 in fp32 are dropped (they contribute nothing in fp32).
-CsrMatrix toCsr(const ExactMatrix& m) {
-  CsrMatrix out;
+// Entries that round to 0 are dropped (they contribute nothing in that precision).
+template <class Scalar>
+BasicCsrMatrix<Scalar> toCsr(const ExactMatrix& m) {
+  BasicCsrMatrix<Scalar> out;
   out.rows = m.rows();
   out.cols = m.cols();
   out.rowPtr.assign(1, 0);
   for (int r = 0; r < m.rows(); ++r) {
     for (int64_t k = m.rowStart()[static_cast<size_t>(r)];
          k < m.rowStart()[static_cast<size_t>(r) + 1]; ++k) {
-      const float v = toFloat(m.values()[static_cast<size_t>(k)]);
-      if (v == 0.0f) continue;
+      const Scalar v = rounded<Scalar>(m.values()[static_cast<size_t>(k)]);
+      if (v == Scalar(0)) continue;
       out.col.push_back(static_cast<uint32_t>(m.colIndex()[static_cast<size_t>(k)]));
       out.val.push_back(v);
     }
@@ -43,7 +49,8 @@ std::string describe(const Graph& g, NodeId id) {
   return s + ")";
 }
 
-bool isDiagonal(const CsrMatrix& m) {
+template <class Scalar>
+bool isDiagonal(const BasicCsrMatrix<Scalar>& m) {
   for (int r = 0; r < m.rows; ++r)
     for (uint32_t k = m.rowPtr[static_cast<size_t>(r)]; k < m.rowPtr[static_cast<size_t>(r) + 1];
          ++k)
@@ -52,7 +59,8 @@ bool isDiagonal(const CsrMatrix& m) {
 }
 
 // Every entry inside its row's aligned 2×2 block (rows 2k, 2k+1 × columns 2k, 2k+1).
-bool isBlocks2(const CsrMatrix& m) {
+template <class Scalar>
+bool isBlocks2(const BasicCsrMatrix<Scalar>& m) {
   if (m.rows % 2 != 0) return false;
   for (int r = 0; r < m.rows; ++r)
     for (uint32_t k = m.rowPtr[static_cast<size_t>(r)]; k < m.rowPtr[static_cast<size_t>(r) + 1];
@@ -63,17 +71,18 @@ bool isBlocks2(const CsrMatrix& m) {
 
 }  // namespace
 
-void classifyRecurrence(Layer& layer, CsrMatrix state) {
+template <class Scalar>
+void classifyRecurrence(BasicLayer<Scalar>& layer, BasicCsrMatrix<Scalar> state) {
   const int c = state.rows;
   if (isDiagonal(state)) {
     layer.recurrence = Recurrence::Diagonal;
-    layer.diagonal.assign(static_cast<size_t>(c), 0.0f);
+    layer.diagonal.assign(static_cast<size_t>(c), Scalar(0));
     for (int r = 0; r < c; ++r)
       if (state.rowPtr[static_cast<size_t>(r)] < state.rowPtr[static_cast<size_t>(r) + 1])
         layer.diagonal[static_cast<size_t>(r)] = state.val[state.rowPtr[static_cast<size_t>(r)]];
   } else if (isBlocks2(state)) {
     layer.recurrence = Recurrence::Blocks2;
-    layer.blocks.assign(static_cast<size_t>(2 * c), 0.0f);
+    layer.blocks.assign(static_cast<size_t>(2 * c), Scalar(0));
     for (int r = 0; r < c; ++r)
       for (uint32_t k = state.rowPtr[static_cast<size_t>(r)];
            k < state.rowPtr[static_cast<size_t>(r) + 1]; ++k)
@@ -85,11 +94,10 @@ void classifyRecurrence(Layer& layer, CsrMatrix state) {
   }
 }
 
-namespace {}  // namespace
-
-int LayerProgram::maxWidth() const {
+template <class Scalar>
+int BasicLayerProgram<Scalar>::maxWidth() const {
   int w = std::max(inputWidth, outputWidth);
-  for (const Layer& l : layers) w = std::max({w, l.inWidth, l.outWidth});
+  for (const BasicLayer<Scalar>& l : layers) w = std::max({w, l.inWidth, l.outWidth});
   return w;
 }
 
@@ -118,8 +126,9 @@ void expectSize(const std::string& at, const std::string& what, size_t expected,
                 std::to_string(expected));
 }
 
-void expectShape(const std::string& at, const std::string& what, const CsrMatrix& m, int rows,
-                 int cols) {
+template <class Scalar>
+void expectShape(const std::string& at, const std::string& what, const BasicCsrMatrix<Scalar>& m,
+                 int rows, int cols) {
   if (m.rows != rows || m.cols != cols || m.rowPtr.size() != static_cast<size_t>(rows) + 1 ||
       m.col.size() != m.val.size() || m.rowPtr.back() != m.col.size())
     throw Error(at + ": " + what + " is " + std::to_string(m.rows) + "x" + std::to_string(m.cols) +
@@ -128,7 +137,8 @@ void expectShape(const std::string& at, const std::string& what, const CsrMatrix
 }
 
 // The checks of one layer whose inputs have the widths `w`.
-void validateLayer(const Layer& L, const std::string& at, const std::vector<int>& w) {
+template <class Scalar>
+void validateLayer(const BasicLayer<Scalar>& L, const std::string& at, const std::vector<int>& w) {
   const int H = L.outWidth;
   const size_t h = static_cast<size_t>(H);
   auto needInputWidth = [&](size_t i, int expected) {
@@ -191,10 +201,11 @@ void validateLayer(const Layer& L, const std::string& at, const std::vector<int>
 
 }  // namespace
 
-void LayerProgram::validate() const {
+template <class Scalar>
+void BasicLayerProgram<Scalar>::validate() const {
   if (maxSteps < 0) throw Error("layer program: horizon " + std::to_string(maxSteps));
   for (size_t k = 0; k < layers.size(); ++k) {
-    const Layer& L = layers[k];
+    const BasicLayer<Scalar>& L = layers[k];
     const std::string at =
         "layer " + std::to_string(k) + (L.source.empty() ? "" : " (" + L.source + ")");
     if (L.outWidth < 1) throw Error(at + ": width " + std::to_string(L.outWidth));
@@ -218,7 +229,8 @@ void LayerProgram::validate() const {
                 " but the last layer writes " + std::to_string(last));
 }
 
-void checkHorizon(const LayerProgram& program, int steps, const std::string& runner) {
+template <class Scalar>
+void checkHorizon(const BasicLayerProgram<Scalar>& program, int steps, const std::string& runner) {
   if (program.maxSteps > 0 && steps > program.maxSteps)
     throw Error(runner + ": " + std::to_string(steps) +
                 " tokens exceed the horizon T = " + std::to_string(program.maxSteps) + " that " +
@@ -226,12 +238,14 @@ void checkHorizon(const LayerProgram& program, int steps, const std::string& run
                 " was built for");
 }
 
-bool BufferPlan::inPlace(const LayerProgram& p, size_t layer) const {
+template <class Scalar>
+bool BufferPlan::inPlace(const BasicLayerProgram<Scalar>& p, size_t layer) const {
   const int in = p.layers[layer].inputs.at(0);
   return in != kTokens && bufferOf[static_cast<size_t>(in)] == bufferOf[layer];
 }
 
-BufferPlan planBuffers(const LayerProgram& program, bool keepEveryLayer) {
+template <class Scalar>
+BufferPlan planBuffers(const BasicLayerProgram<Scalar>& program, bool keepEveryLayer) {
   const size_t n = program.layers.size();
   // The last layer reading each output; the program's output lives to the end.
   std::vector<size_t> lastUse(n, 0);
@@ -243,7 +257,7 @@ BufferPlan planBuffers(const LayerProgram& program, bool keepEveryLayer) {
   plan.bufferOf.assign(n, -1);
   std::vector<int> idle;
   for (size_t k = 0; k < n; ++k) {
-    const Layer& L = program.layers[k];
+    const BasicLayer<Scalar>& L = program.layers[k];
     const int first = L.inputs.at(0);
     int buffer = -1;
     if (keepEveryLayer) {
@@ -286,7 +300,8 @@ std::string_view recurrenceName(Recurrence r) {
   return "general";
 }
 
-LayerProgram layerProgramFromPath(const Graph& path) {
+template <class Scalar>
+BasicLayerProgram<Scalar> layerProgramFromPath(const Graph& path) {
   requireValidPath(path);
   const std::vector<NodeId> order = path.topologicalOrder();
   if (order.empty() || path.node(order.front()).op != Op::Input)
@@ -294,7 +309,7 @@ LayerProgram layerProgramFromPath(const Graph& path) {
   if (order.back() != path.output())
     throw Error("layer program: the output " + describe(path, path.output()) +
                 " is not the last node");
-  LayerProgram p;
+  BasicLayerProgram<Scalar> p;
   p.inputWidth = path.node(order.front()).dim;
   for (size_t k = 1; k < order.size(); ++k) {
     const NodeId id = order[k];
@@ -305,7 +320,7 @@ LayerProgram layerProgramFromPath(const Graph& path) {
                     (x == kNoNode ? std::string("an unconnected input") : describe(path, x)) +
                     ", not the node before it: the graph is not a path (compile it first)");
     }
-    Layer layer;
+    BasicLayer<Scalar> layer;
     layer.inputs = {k == 1 ? kTokens : static_cast<int>(k) - 2};
     layer.inWidth = path.node(order[k - 1]).dim;
     layer.outWidth = n.dim;
@@ -315,16 +330,16 @@ LayerProgram layerProgramFromPath(const Graph& path) {
         throw Error("layer program: a second Input, " + describe(path, id));
       case Op::Linear:
         layer.kind = Layer::Kind::Linear;
-        layer.A = toCsr(n.A);
-        layer.bias = toFloats(n.b, n.dim);
+        layer.A = toCsr<Scalar>(n.A);
+        layer.bias = rounded<Scalar>(n.b, n.dim);
         break;
       case Op::Concat: {
         // A Concat of the one node before it (k copies) is a selection.
         layer.kind = Layer::Kind::Linear;
         std::vector<ExactMatrix::Entry> entries;
         for (int i = 0; i < n.dim; ++i) entries.push_back({i, i % layer.inWidth, Exact(1)});
-        layer.A = toCsr(ExactMatrix::fromEntries(n.dim, layer.inWidth, std::move(entries)));
-        layer.bias.assign(static_cast<size_t>(n.dim), 0.0f);
+        layer.A = toCsr<Scalar>(ExactMatrix::fromEntries(n.dim, layer.inWidth, std::move(entries)));
+        layer.bias.assign(static_cast<size_t>(n.dim), Scalar(0));
         break;
       }
       case Op::ReLU:
@@ -335,10 +350,10 @@ LayerProgram layerProgramFromPath(const Graph& path) {
         break;
       case Op::LinState:
         layer.kind = Layer::Kind::LinState;
-        layer.A = toCsr(n.B);
-        layer.bias = toFloats(n.bias, n.dim);
-        layer.init = toFloats(n.init, n.dim);
-        classifyRecurrence(layer, toCsr(n.A));
+        layer.A = toCsr<Scalar>(n.B);
+        layer.bias = rounded<Scalar>(n.bias, n.dim);
+        layer.init = rounded<Scalar>(n.init, n.dim);
+        classifyRecurrence(layer, toCsr<Scalar>(n.A));
         break;
     }
     p.layers.push_back(std::move(layer));
@@ -347,5 +362,17 @@ LayerProgram layerProgramFromPath(const Graph& path) {
   p.validate();
   return p;
 }
+
+// fp32 for both runners, fp64 for the Vulkan runner's fp64 path.
+#define LSRL_INSTANTIATE_LAYERS(Scalar)                                              \
+  template struct BasicLayerProgram<Scalar>;                                         \
+  template bool BufferPlan::inPlace(const BasicLayerProgram<Scalar>&, size_t) const; \
+  template BufferPlan planBuffers(const BasicLayerProgram<Scalar>&, bool);           \
+  template BasicLayerProgram<Scalar> layerProgramFromPath<Scalar>(const Graph&);     \
+  template void classifyRecurrence(BasicLayer<Scalar>&, BasicCsrMatrix<Scalar>);     \
+  template void checkHorizon(const BasicLayerProgram<Scalar>&, int, const std::string&);
+LSRL_INSTANTIATE_LAYERS(float)
+LSRL_INSTANTIATE_LAYERS(double)
+#undef LSRL_INSTANTIATE_LAYERS
 
 }  // namespace lsrl::batch

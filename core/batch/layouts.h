@@ -1,5 +1,6 @@
-// The fp32 batch layouts shared by the CPU kernels (core/batch) and their Vulkan twins
-// (core/vulkan): plain row-major float arrays, described by small shape structs.
+// The batch layouts shared by the CPU kernels (core/batch) and their Vulkan twins
+// (core/vulkan): plain row-major arrays of float (or double), described by small shape
+// structs.
 //
 //   batch of vectors   x[b][i]          B × n, i innermost
 //   time series        x[b][t][c]       B × T × C, channel innermost
@@ -12,16 +13,21 @@
 
 namespace lsrl::batch {
 
-struct CsrMatrix {
+// Values are float (the fp32 runners) or double (the device's fp64 path, docs/vulkan.md).
+template <class Scalar>
+struct BasicCsrMatrix {
   int rows = 0;
   int cols = 0;
   std::vector<uint32_t> rowPtr{0};
   std::vector<uint32_t> col;
-  std::vector<float> val;
+  std::vector<Scalar> val;
 };
+using CsrMatrix = BasicCsrMatrix<float>;
+using CsrMatrix64 = BasicCsrMatrix<double>;
 
 // The most non-zeros in one row.
-inline uint32_t maxRowNonZeros(const CsrMatrix& m) {
+template <class Scalar>
+uint32_t maxRowNonZeros(const BasicCsrMatrix<Scalar>& m) {
   uint32_t most = 0;
   for (size_t r = 0; r + 1 < m.rowPtr.size(); ++r)
     most = m.rowPtr[r + 1] - m.rowPtr[r] > most ? m.rowPtr[r + 1] - m.rowPtr[r] : most;

@@ -96,7 +96,8 @@ void overBlocks(size_t rows, size_t n, size_t m, const float* x, float* y, Full 
 
 namespace matvec_checks {
 
-void csr(std::string_view kernel, const CsrMatrix& A) {
+template <class Scalar>
+void csr(std::string_view kernel, const BasicCsrMatrix<Scalar>& A) {
   if (A.rows < 1 || A.cols < 1)
     throw Error(label(kernel) + "matrix of at least 1 × 1 expected, got " + std::to_string(A.rows) +
                 " × " + std::to_string(A.cols));
@@ -123,6 +124,9 @@ void csr(std::string_view kernel, const CsrMatrix& A) {
                   std::to_string(A.col[k]) + " (entry " + std::to_string(k) + ")");
   }
 }
+
+template void csr(std::string_view, const CsrMatrix&);
+template void csr(std::string_view, const CsrMatrix64&);
 
 void dense(std::string_view kernel, const DenseMatrix& A) {
   if (A.rows < 1 || A.cols < 1)

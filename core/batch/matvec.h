@@ -38,8 +38,9 @@ std::vector<float> denseMatvec(const DenseMatrix& A, std::span<const float> bias
 // `kernel` and the expected vs the actual value.
 namespace matvec_checks {
 // m, n ≥ 1, rowPtr has m + 1 non-decreasing entries from 0 to nnz, col and val nnz long,
-// every column < n.
-void csr(std::string_view kernel, const CsrMatrix& A);
+// every column < n. For float and double values.
+template <class Scalar>
+void csr(std::string_view kernel, const BasicCsrMatrix<Scalar>& A);
 // m, n ≥ 1 and val m·n long.
 void dense(std::string_view kernel, const DenseMatrix& A);
 // bias is empty or m long.

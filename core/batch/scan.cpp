@@ -52,7 +52,8 @@ size_t transitionSlots(std::string_view kernel, const SeriesShape& s, Transition
   return static_cast<size_t>(last);
 }
 
-void squareCsr(std::string_view kernel, const CsrMatrix& A, int channels) {
+template <class Scalar>
+void squareCsr(std::string_view kernel, const BasicCsrMatrix<Scalar>& A, int channels) {
   if (A.rows != channels || A.cols != channels)
     throw Error(prefix(kernel) + "expected a " + std::to_string(channels) + "x" +
                 std::to_string(channels) + " matrix, got " + std::to_string(A.rows) + "x" +
@@ -73,6 +74,9 @@ void squareCsr(std::string_view kernel, const CsrMatrix& A, int channels) {
       throw Error(prefix(kernel) + "expected column indices < " + std::to_string(channels) +
                   ", got col[" + std::to_string(i) + "]=" + std::to_string(A.col[i]));
 }
+
+template void squareCsr(std::string_view, const CsrMatrix&, int);
+template void squareCsr(std::string_view, const CsrMatrix64&, int);
 
 }  // namespace scan_checks
 

@@ -48,8 +48,9 @@ void initialState(std::string_view kernel, const SeriesShape& shape, int floatsP
                   size_t got);
 // The slots a transition with these strides addresses (strides must be ≥ 0).
 size_t transitionSlots(std::string_view kernel, const SeriesShape& shape, TransitionStrides s);
-// A is C × C with consistent row pointers and column indices < C.
-void squareCsr(std::string_view kernel, const CsrMatrix& A, int channels);
+// A is C × C with consistent row pointers and column indices < C (float or double values).
+template <class Scalar>
+void squareCsr(std::string_view kernel, const BasicCsrMatrix<Scalar>& A, int channels);
 }  // namespace scan_checks
 
 }  // namespace lsrl::batch

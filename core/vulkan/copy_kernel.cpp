@@ -26,7 +26,7 @@ double timeCopy(Device& dev, size_t bytes, int repeats) {
   dev.upload(*from, ones.data(), bytes);
   std::vector<double> times;
   for (int r = 0; r <= std::max(1, repeats); ++r) {
-    Batch batch = dev.batch();
+    Batch batch = dev.batch(Timing::PerDispatch);
     recordCopy(dev, batch, *from, *to, bytes);
     const std::vector<double> ms = dev.run(batch);
     if (r > 0 && !ms.empty()) times.push_back(ms.front());  // run 0 warms up

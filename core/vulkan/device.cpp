@@ -9,6 +9,8 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <utility>
+#include <variant>
 #include <vulkan/vulkan.hpp>
 
 VULKAN_HPP_DEFAULT_DISPATCH_LOADER_DYNAMIC_STORAGE
@@ -143,6 +145,7 @@ DeviceInfo describe(vk::PhysicalDevice pd, int index) {
   info.minSubgroupSize = info.maxSubgroupSize = sub.subgroupSize;
   info.subgroupArithmetic = (sub.supportedStages & vk::ShaderStageFlagBits::eCompute) &&
                             (sub.supportedOperations & vk::SubgroupFeatureFlagBits::eArithmetic);
+  info.shaderFloat64 = pd.getFeatures().shaderFloat64 == VK_TRUE;
   const auto& driver = chain.get<vk::PhysicalDeviceDriverProperties>();
   info.driver = std::string(driver.driverName.data()) + " " + driver.driverInfo.data();
   if (props.apiVersion >= VK_API_VERSION_1_3) {
@@ -259,14 +262,22 @@ struct Batch::Impl {
     std::vector<uint8_t> push;
     uint32_t groups[3];
   };
-  std::vector<Dispatch> dispatches;
+  struct Copy {
+    const BufferImpl* from;
+    const BufferImpl* to;
+    vk::BufferCopy region;
+  };
+  std::vector<std::variant<Dispatch, Copy>> commands;
+  size_t dispatches = 0;
+  Timing timing = Timing::Off;
 };
 
 Batch::Batch(Batch&&) noexcept = default;
 Batch& Batch::operator=(Batch&&) noexcept = default;
 Batch::~Batch() = default;
 
-size_t Batch::size() const { return impl_ ? impl_->dispatches.size() : 0; }
+size_t Batch::size() const { return impl_ ? impl_->commands.size() : 0; }
+size_t Batch::dispatches() const { return impl_ ? impl_->dispatches : 0; }
 
 void Batch::dispatch(const Kernel& kernel, std::initializer_list<const Buffer*> buffers,
                      const void* push, size_t pushBytes, uint32_t groupsX, uint32_t groupsY,
@@ -283,10 +294,38 @@ void Batch::dispatch(const Kernel& kernel, std::initializer_list<const Buffer*> 
   for (const Buffer* b : buffers) d.buffers.push_back(static_cast<const BufferImpl*>(b));
   const auto* bytes = static_cast<const uint8_t*>(push);
   d.push.assign(bytes, bytes + pushBytes);
-  impl_->dispatches.push_back(std::move(d));
+  impl_->commands.emplace_back(std::move(d));
+  ++impl_->dispatches;
+}
+
+void Batch::copy(const Buffer& from, const Buffer& to, size_t bytes, size_t fromOffset,
+                 size_t toOffset) {
+  if (!impl_) impl_ = std::make_unique<Impl>();
+  if (fromOffset + bytes > from.bytes() || toOffset + bytes > to.bytes())
+    throw Error("Vulkan copy of " + std::to_string(bytes) + " bytes from offset " +
+                std::to_string(fromOffset) + " of a " + std::to_string(from.bytes()) +
+                "-byte buffer to offset " + std::to_string(toOffset) + " of a " +
+                std::to_string(to.bytes()) + "-byte buffer overruns one of them");
+  if (bytes == 0) return;
+  impl_->commands.emplace_back(Impl::Copy{static_cast<const BufferImpl*>(&from),
+                                          static_cast<const BufferImpl*>(&to),
+                                          vk::BufferCopy(fromOffset, toOffset, bytes)});
 }
 
 // ------------------------------------------------------------------------------ device
+
+// One submission's reusable resources. A batch takes a free frame; the frame's pools are
+// reset (not recreated) for the next batch and regrown only when a batch needs more.
+struct Frame {
+  vk::CommandBuffer cmd;
+  vk::Fence fence;
+  vk::DescriptorPool descriptors;
+  uint32_t descriptorSets = 0, storageDescriptors = 0;  // the pool's capacity
+  vk::QueryPool queries;
+  uint32_t queryCount = 0;
+  uint32_t timedDispatches = 0;  // timestamp pairs the pending batch writes
+  bool busy = false;
+};
 
 struct Device::Impl {
   Runtime* rt = nullptr;
@@ -299,13 +338,23 @@ struct Device::Impl {
   vk::PhysicalDeviceMemoryProperties memory;
   vk::PhysicalDeviceLimits limits;
   bool timestamps = false;
+  bool stagingOnly = false;  // Options::stagingOnly
   std::map<std::string, std::unique_ptr<KernelImpl>> kernels;
+  std::vector<std::unique_ptr<Frame>> frames;
+  std::unique_ptr<BufferImpl> staging;  // upload / download through device-local memory
+  DeviceCounters counters;
 
   ~Impl() {
     if (!device) return;
     device.waitIdle();
     kernels.clear();
-    if (pool) device.destroyCommandPool(pool);
+    staging.reset();
+    for (const auto& f : frames) {
+      if (f->fence) device.destroyFence(f->fence);
+      if (f->descriptors) device.destroyDescriptorPool(f->descriptors);
+      if (f->queries) device.destroyQueryPool(f->queries);
+    }
+    if (pool) device.destroyCommandPool(pool);  // frees the frames' command buffers
     device.destroy();
   }
 
@@ -338,33 +387,126 @@ struct Device::Impl {
     b->memory =
         device.allocateMemory(vk::MemoryAllocateInfo(req.size, static_cast<uint32_t>(type)));
     device.bindBufferMemory(b->buffer, b->memory, 0);
-    if (memory.memoryTypes[type].propertyFlags & M::eHostVisible)
+    if ((memory.memoryTypes[type].propertyFlags & M::eHostVisible) && (hostVisible || !stagingOnly))
       b->mapped = device.mapMemory(b->memory, 0, VK_WHOLE_SIZE);
+    ++counters.buffers;
     return b;
   }
 
-  // Records `record` into a one-time command buffer, submits it and waits.
+  // The staging buffer upload / download share, grown to at least `bytes`.
+  BufferImpl& stagingOf(size_t bytes) {
+    if (!staging || staging->size < bytes) {
+      const size_t grown = std::max(bytes, staging ? 2 * staging->size : size_t{1} << 20);
+      staging.reset();
+      using U = vk::BufferUsageFlagBits;
+      staging = makeBuffer(grown, U::eTransferSrc | U::eTransferDst, true);
+    }
+    return *staging;
+  }
+
+  // A free frame (a new one when all are in flight), marked busy.
+  size_t acquireFrame() {
+    for (size_t i = 0; i < frames.size(); ++i)
+      if (!frames[i]->busy) {
+        frames[i]->busy = true;
+        return i;
+      }
+    auto f = std::make_unique<Frame>();
+    f->cmd = device
+                 .allocateCommandBuffers(
+                     vk::CommandBufferAllocateInfo(pool, vk::CommandBufferLevel::ePrimary, 1))
+                 .front();
+    ++counters.commandBuffers;
+    f->fence = device.createFence({});
+    f->busy = true;
+    frames.push_back(std::move(f));
+    return frames.size() - 1;
+  }
+
+  // Descriptor sets for `layouts` from the frame's pool (reset, or regrown when short).
+  std::vector<vk::DescriptorSet> descriptorSets(Frame& f,
+                                                const std::vector<vk::DescriptorSetLayout>& layouts,
+                                                uint32_t storage) {
+    const uint32_t sets = static_cast<uint32_t>(layouts.size());
+    if (!f.descriptors || f.descriptorSets < sets || f.storageDescriptors < storage) {
+      if (f.descriptors) device.destroyDescriptorPool(f.descriptors);
+      f.descriptors = nullptr;
+      f.descriptorSets = std::max({sets, 2 * f.descriptorSets, 16u});
+      f.storageDescriptors = std::max({storage, 2 * f.storageDescriptors, 64u});
+      const vk::DescriptorPoolSize size(vk::DescriptorType::eStorageBuffer, f.storageDescriptors);
+      f.descriptors =
+          device.createDescriptorPool(vk::DescriptorPoolCreateInfo({}, f.descriptorSets, size));
+      ++counters.descriptorPools;
+    } else {
+      device.resetDescriptorPool(f.descriptors);
+    }
+    if (layouts.empty()) return {};
+    return device.allocateDescriptorSets(vk::DescriptorSetAllocateInfo(f.descriptors, layouts));
+  }
+
+  // The frame's query pool, grown to hold `count` timestamps.
+  void reserveQueries(Frame& f, uint32_t count) {
+    if (f.queries && f.queryCount >= count) return;
+    if (f.queries) device.destroyQueryPool(f.queries);
+    f.queries = nullptr;
+    f.queryCount = std::max(count, 2 * f.queryCount);
+    f.queries = device.createQueryPool(
+        vk::QueryPoolCreateInfo({}, vk::QueryType::eTimestamp, f.queryCount));
+    ++counters.queryPools;
+  }
+
+  // Records `record` into the frame's command buffer and submits it with the frame's fence.
   template <class F>
-  void submitAndWait(F record) {
-    const auto cmds = device.allocateCommandBuffers(
-        vk::CommandBufferAllocateInfo(pool, vk::CommandBufferLevel::ePrimary, 1));
-    vk::CommandBuffer cmd = cmds.front();
-    vk::Fence fence;
+  void submitFrame(Frame& f, F record) {
+    f.cmd.begin(vk::CommandBufferBeginInfo(vk::CommandBufferUsageFlagBits::eOneTimeSubmit));
+    record(f.cmd);
+    f.cmd.end();
+    queue.submit(vk::SubmitInfo({}, {}, f.cmd), f.fence);
+    ++counters.submissions;
+  }
+
+  // Waits for frame i, reads its timestamps and frees it for the next batch.
+  std::vector<double> finish(size_t i) {
+    Frame& f = *frames.at(i);
+    std::vector<double> times;
     try {
-      cmd.begin(vk::CommandBufferBeginInfo(vk::CommandBufferUsageFlagBits::eOneTimeSubmit));
-      record(cmd);
-      cmd.end();
-      fence = device.createFence({});
-      queue.submit(vk::SubmitInfo({}, {}, cmd), fence);
-      if (device.waitForFences(fence, VK_TRUE, UINT64_MAX) != vk::Result::eSuccess)
+      if (device.waitForFences(f.fence, VK_TRUE, UINT64_MAX) != vk::Result::eSuccess)
         throw Error("Vulkan: waiting for the device failed");
+      device.resetFences(f.fence);
+      if (f.timedDispatches > 0) {
+        const uint32_t n = f.timedDispatches;
+        std::vector<uint64_t> stamps(2 * n);
+        const auto r = device.getQueryPoolResults(
+            f.queries, 0, 2 * n, stamps.size() * sizeof(uint64_t), stamps.data(), sizeof(uint64_t),
+            vk::QueryResultFlagBits::e64 | vk::QueryResultFlagBits::eWait);
+        if (r == vk::Result::eSuccess)
+          for (uint32_t k = 0; k < n; ++k)
+            times.push_back(static_cast<double>(stamps[2 * k + 1] - stamps[2 * k]) *
+                            info.timestampPeriodNs * 1e-6);
+      }
+    } catch (const vk::SystemError& e) {
+      f.busy = false;
+      throw vulkanError("waiting for a submission", e);
     } catch (...) {
-      if (fence) device.destroyFence(fence);
-      device.freeCommandBuffers(pool, cmd);
+      f.busy = false;
       throw;
     }
-    device.destroyFence(fence);
-    device.freeCommandBuffers(pool, cmd);
+    f.timedDispatches = 0;
+    f.busy = false;
+    return times;
+  }
+
+  // Records `record` into a frame's command buffer, submits it and waits.
+  template <class F>
+  void submitAndWait(F record) {
+    const size_t i = acquireFrame();
+    try {
+      submitFrame(*frames[i], record);
+    } catch (...) {
+      frames[i]->busy = false;
+      throw;
+    }
+    finish(i);
   }
 };
 
@@ -383,9 +525,11 @@ std::unique_ptr<Device> Device::open(Options options) {
   std::unique_ptr<Device> dev(new Device());
   Impl& d = *dev->impl_;
   d.rt = &rt;
+  d.stagingOnly = options.stagingOnly;
   try {
     d.physical = rt.instance.enumeratePhysicalDevices().at(static_cast<size_t>(index));
     d.info = devices[static_cast<size_t>(index)];
+    if (options.withoutFloat64) d.info.shaderFloat64 = false;
     d.memory = d.physical.getMemoryProperties();
     d.limits = d.physical.getProperties().limits;
     const auto families = d.physical.getQueueFamilyProperties();
@@ -400,7 +544,10 @@ std::unique_ptr<Device> Device::open(Options options) {
     if (!found) throw VulkanUnavailable("Vulkan device " + d.info.name + " has no compute queue");
     const float priority = 1.0f;
     const vk::DeviceQueueCreateInfo queueInfo({}, d.queueFamily, 1, &priority);
-    d.device = d.physical.createDevice(vk::DeviceCreateInfo({}, queueInfo));
+    // Doubles in shaders for the fp64 kernels (real.h), where the device has them.
+    vk::PhysicalDeviceFeatures features;
+    features.shaderFloat64 = d.info.shaderFloat64 ? VK_TRUE : VK_FALSE;
+    d.device = d.physical.createDevice(vk::DeviceCreateInfo({}, queueInfo, {}, {}, &features));
     d.queue = d.device.getQueue(d.queueFamily, 0);
     d.pool = d.device.createCommandPool(vk::CommandPoolCreateInfo(
         vk::CommandPoolCreateFlagBits::eResetCommandBuffer, d.queueFamily));
@@ -432,6 +579,17 @@ std::shared_ptr<Buffer> Device::buffer(size_t bytes) {
   }
 }
 
+std::shared_ptr<Buffer> Device::stagingBuffer(size_t bytes) {
+  using U = vk::BufferUsageFlagBits;
+  try {
+    return impl_->makeBuffer(bytes, U::eTransferSrc | U::eTransferDst, true);
+  } catch (const vk::SystemError& e) {
+    throw vulkanError("allocating " + std::to_string(bytes) + " bytes of staging memory", e);
+  }
+}
+
+void* Device::mapped(const Buffer& b) const { return static_cast<const BufferImpl&>(b).mapped; }
+
 void Device::upload(Buffer& to, const void* data, size_t bytes, size_t offset) {
   auto& b = static_cast<BufferImpl&>(to);
   if (offset + bytes > b.size)
@@ -443,10 +601,10 @@ void Device::upload(Buffer& to, const void* data, size_t bytes, size_t offset) {
     return;
   }
   try {
-    auto staging = impl_->makeBuffer(bytes, vk::BufferUsageFlagBits::eTransferSrc, true);
-    std::memcpy(staging->mapped, data, bytes);
+    BufferImpl& staging = impl_->stagingOf(bytes);
+    std::memcpy(staging.mapped, data, bytes);
     impl_->submitAndWait([&](vk::CommandBuffer cmd) {
-      cmd.copyBuffer(staging->buffer, b.buffer, vk::BufferCopy(0, offset, bytes));
+      cmd.copyBuffer(staging.buffer, b.buffer, vk::BufferCopy(0, offset, bytes));
     });
   } catch (const vk::SystemError& e) {
     throw vulkanError("upload", e);
@@ -464,11 +622,11 @@ void Device::download(const Buffer& from, void* data, size_t bytes, size_t offse
     return;
   }
   try {
-    auto staging = impl_->makeBuffer(bytes, vk::BufferUsageFlagBits::eTransferDst, true);
+    BufferImpl& staging = impl_->stagingOf(bytes);
     impl_->submitAndWait([&](vk::CommandBuffer cmd) {
-      cmd.copyBuffer(b.buffer, staging->buffer, vk::BufferCopy(offset, 0, bytes));
+      cmd.copyBuffer(b.buffer, staging.buffer, vk::BufferCopy(offset, 0, bytes));
     });
-    std::memcpy(data, staging->mapped, bytes);
+    std::memcpy(data, staging.mapped, bytes);
   } catch (const vk::SystemError& e) {
     throw vulkanError("download", e);
   }
@@ -522,101 +680,135 @@ const Kernel& Device::kernel(const std::string& name, std::span<const uint32_t> 
   return ref;
 }
 
-Batch Device::batch() {
+Batch Device::batch(Timing timing) {
   Batch b;
   b.impl_ = std::make_unique<Batch::Impl>();
+  b.impl_->timing = timing;
   return b;
 }
 
-std::vector<double> Device::run(Batch& batch) {
-  if (batch.size() == 0) return {};
+Submission Device::submit(Batch& batch) {
+  Submission submission;
+  if (batch.size() == 0) return submission;
   Impl& d = *impl_;
-  const auto& dispatches = batch.impl_->dispatches;
+  const Batch::Impl& b = *batch.impl_;
   const auto& maxGroups = d.limits.maxComputeWorkGroupCount;
-  for (const auto& x : dispatches) {
+  std::vector<vk::DescriptorSetLayout> layouts;
+  uint32_t storage = 0;
+  for (const auto& command : b.commands) {
+    const auto* x = std::get_if<Batch::Impl::Dispatch>(&command);
+    if (x == nullptr) continue;
     for (int a = 0; a < 3; ++a) {
-      if (x.groups[a] == 0 || x.groups[a] > maxGroups[a])
-        throw Error("kernel " + x.kernel->label + ": " + std::to_string(x.groups[a]) +
+      if (x->groups[a] == 0 || x->groups[a] > maxGroups[a])
+        throw Error("kernel " + x->kernel->label + ": " + std::to_string(x->groups[a]) +
                     " workgroups in dimension " + std::to_string(a) + " (the device allows 1.." +
                     std::to_string(maxGroups[a]) + ")");
     }
+    layouts.push_back(x->kernel->setLayout);
+    storage += static_cast<uint32_t>(x->buffers.size());
   }
-  const uint32_t n = static_cast<uint32_t>(dispatches.size());
-  uint32_t storage = 0;
-  for (const auto& x : dispatches) storage += static_cast<uint32_t>(x.buffers.size());
-  vk::DescriptorPool descriptors;
-  vk::QueryPool queries;
-  std::vector<double> times;
+  const uint32_t n = static_cast<uint32_t>(layouts.size());
+  const bool timed = b.timing == Timing::PerDispatch && d.timestamps && n > 0;
+  const size_t frameIndex = d.acquireFrame();
+  Frame& f = *d.frames[frameIndex];
   try {
-    const vk::DescriptorPoolSize size(vk::DescriptorType::eStorageBuffer, std::max(storage, 1u));
-    descriptors = d.device.createDescriptorPool(vk::DescriptorPoolCreateInfo({}, n, size));
-    if (d.timestamps)
-      queries =
-          d.device.createQueryPool(vk::QueryPoolCreateInfo({}, vk::QueryType::eTimestamp, 2 * n));
-    std::vector<vk::DescriptorSetLayout> layouts;
-    for (const auto& x : dispatches) layouts.push_back(x.kernel->setLayout);
-    const auto sets =
-        d.device.allocateDescriptorSets(vk::DescriptorSetAllocateInfo(descriptors, layouts));
-    for (uint32_t i = 0; i < n; ++i) {
+    const auto sets = d.descriptorSets(f, layouts, storage);
+    if (timed) d.reserveQueries(f, 2 * n);
+    f.timedDispatches = timed ? n : 0;
+    uint32_t set = 0;
+    for (const auto& command : b.commands) {
+      const auto* x = std::get_if<Batch::Impl::Dispatch>(&command);
+      if (x == nullptr) continue;
       std::vector<vk::DescriptorBufferInfo> infos;
-      for (const BufferImpl* b : dispatches[i].buffers)
-        infos.emplace_back(b->buffer, 0, VK_WHOLE_SIZE);
+      for (const BufferImpl* buf : x->buffers) infos.emplace_back(buf->buffer, 0, VK_WHOLE_SIZE);
       std::vector<vk::WriteDescriptorSet> writes;
       for (uint32_t j = 0; j < infos.size(); ++j)
-        writes.emplace_back(sets[i], j, 0, 1, vk::DescriptorType::eStorageBuffer, nullptr,
+        writes.emplace_back(sets[set], j, 0, 1, vk::DescriptorType::eStorageBuffer, nullptr,
                             &infos[j]);
       d.device.updateDescriptorSets(writes, {});
+      ++set;
     }
-    d.submitAndWait([&](vk::CommandBuffer cmd) {
-      if (queries) cmd.resetQueryPool(queries, 0, 2 * n);
+    d.submitFrame(f, [&](vk::CommandBuffer cmd) {
+      if (timed) cmd.resetQueryPool(f.queries, 0, 2 * n);
+      // Every command sees what the ones before it wrote, by shader or by copy.
+      using A = vk::AccessFlagBits;
+      using S = vk::PipelineStageFlagBits;
       const vk::MemoryBarrier between(
-          vk::AccessFlagBits::eShaderWrite,
-          vk::AccessFlagBits::eShaderRead | vk::AccessFlagBits::eShaderWrite);
-      for (uint32_t i = 0; i < n; ++i) {
-        const auto& x = dispatches[i];
+          A::eShaderWrite | A::eTransferWrite,
+          A::eShaderRead | A::eShaderWrite | A::eTransferRead | A::eTransferWrite);
+      uint32_t i = 0;
+      for (size_t c = 0; c < b.commands.size(); ++c) {
+        if (c > 0)
+          cmd.pipelineBarrier(S::eComputeShader | S::eTransfer, S::eComputeShader | S::eTransfer,
+                              {}, between, {}, {});
+        if (const auto* copy = std::get_if<Batch::Impl::Copy>(&b.commands[c])) {
+          cmd.copyBuffer(copy->from->buffer, copy->to->buffer, copy->region);
+          continue;
+        }
+        const auto& x = std::get<Batch::Impl::Dispatch>(b.commands[c]);
         cmd.bindPipeline(vk::PipelineBindPoint::eCompute, x.kernel->pipeline);
         cmd.bindDescriptorSets(vk::PipelineBindPoint::eCompute, x.kernel->layout, 0, sets[i], {});
         if (!x.push.empty())
           cmd.pushConstants(x.kernel->layout, vk::ShaderStageFlagBits::eCompute, 0,
                             static_cast<uint32_t>(x.push.size()), x.push.data());
-        if (queries) cmd.writeTimestamp(vk::PipelineStageFlagBits::eTopOfPipe, queries, 2 * i);
+        if (timed) cmd.writeTimestamp(S::eTopOfPipe, f.queries, 2 * i);
         cmd.dispatch(x.groups[0], x.groups[1], x.groups[2]);
-        if (queries)
-          cmd.writeTimestamp(vk::PipelineStageFlagBits::eBottomOfPipe, queries, 2 * i + 1);
-        cmd.pipelineBarrier(vk::PipelineStageFlagBits::eComputeShader,
-                            vk::PipelineStageFlagBits::eComputeShader, {}, between, {}, {});
+        if (timed) cmd.writeTimestamp(S::eBottomOfPipe, f.queries, 2 * i + 1);
+        ++i;
       }
-      // Results become visible to the host (mapped buffers) and to transfers (staging).
-      const vk::MemoryBarrier out(
-          vk::AccessFlagBits::eShaderWrite,
-          vk::AccessFlagBits::eHostRead | vk::AccessFlagBits::eTransferRead);
-      cmd.pipelineBarrier(vk::PipelineStageFlagBits::eComputeShader,
-                          vk::PipelineStageFlagBits::eHost | vk::PipelineStageFlagBits::eTransfer,
-                          {}, out, {}, {});
+      // Results become visible to the host (mapped buffers) and to later transfers.
+      const vk::MemoryBarrier out(A::eShaderWrite | A::eTransferWrite,
+                                  A::eHostRead | A::eTransferRead);
+      cmd.pipelineBarrier(S::eComputeShader | S::eTransfer, S::eHost | S::eTransfer, {}, out, {},
+                          {});
     });
-    if (queries) {
-      std::vector<uint64_t> stamps(2 * n);
-      const auto r = d.device.getQueryPoolResults(
-          queries, 0, 2 * n, stamps.size() * sizeof(uint64_t), stamps.data(), sizeof(uint64_t),
-          vk::QueryResultFlagBits::e64 | vk::QueryResultFlagBits::eWait);
-      if (r == vk::Result::eSuccess) {
-        for (uint32_t i = 0; i < n; ++i)
-          times.push_back(static_cast<double>(stamps[2 * i + 1] - stamps[2 * i]) *
-                          d.info.timestampPeriodNs * 1e-6);
-      }
-    }
   } catch (const vk::SystemError& e) {
-    if (queries) d.device.destroyQueryPool(queries);
-    if (descriptors) d.device.destroyDescriptorPool(descriptors);
-    throw vulkanError("running " + std::to_string(n) + " dispatches", e);
+    f.busy = false;
+    throw vulkanError("submitting " + std::to_string(b.commands.size()) + " commands", e);
   } catch (...) {
-    if (queries) d.device.destroyQueryPool(queries);
-    if (descriptors) d.device.destroyDescriptorPool(descriptors);
+    f.busy = false;
     throw;
   }
-  if (queries) d.device.destroyQueryPool(queries);
-  d.device.destroyDescriptorPool(descriptors);
-  return times;
+  submission.device_ = this;
+  submission.frame_ = frameIndex;
+  return submission;
+}
+
+std::vector<double> Device::run(Batch& batch) { return submit(batch).wait(); }
+
+DeviceCounters Device::counters() const { return impl_->counters; }
+
+// ------------------------------------------------------------------------------ submission
+
+Submission::Submission(Submission&& other) noexcept
+    : device_(std::exchange(other.device_, nullptr)), frame_(other.frame_) {}
+
+Submission& Submission::operator=(Submission&& other) noexcept {
+  if (this != &other) {
+    if (pending()) {
+      try {
+        wait();
+      } catch (...) {  // a lost device: nothing left to wait for
+      }
+    }
+    device_ = std::exchange(other.device_, nullptr);
+    frame_ = other.frame_;
+  }
+  return *this;
+}
+
+Submission::~Submission() {
+  if (!pending()) return;
+  try {
+    wait();
+  } catch (...) {  // a destructor cannot report it; the next call on the device will
+  }
+}
+
+std::vector<double> Submission::wait() {
+  if (!pending()) return {};
+  Device* dev = std::exchange(device_, nullptr);
+  return dev->impl_->finish(frame_);
 }
 
 }  // namespace lsrl::gpu

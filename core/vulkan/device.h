@@ -1,6 +1,6 @@
 // The Vulkan compute device (lsrl_vulkan): instance and device choice, storage buffers with
 // staging, compute pipelines created once from embedded SPIR-V, and batches of
-// dispatches timed with timestamp queries.
+// dispatches submitted asynchronously (optionally timed with timestamp queries).
 //
 // No Vulkan header appears here: vulkan.hpp is heavy to compile (seconds and hundreds of
 // MB per unit), so device.cpp is the only unit that includes it. The loader is opened at
@@ -12,9 +12,11 @@
 //   auto x = dev->buffer(n * sizeof(float));
 //   dev->upload(*x, host.data(), n * sizeof(float));
 //   const gpu::Kernel& k = dev->kernel("relu", kReluSpv, /*bindings=*/2, /*push=*/4);
-//   gpu::Batch b = dev->batch();
+//   gpu::Batch b = dev->batch(gpu::Timing::PerDispatch);
 //   b.dispatch(k, {x.get(), y.get()}, &n, sizeof n, groups(n, 64));
 //   std::vector<double> ms = dev->run(b);                 // per-dispatch GPU time
+//   gpu::Submission s = dev->submit(other);               // or: overlap with host work
+//   ...; s.wait();
 #pragma once
 
 #include <cstddef>
@@ -48,6 +50,7 @@ struct DeviceInfo {
   uint32_t minSubgroupSize = 0;
   uint32_t maxSubgroupSize = 0;
   bool subgroupArithmetic = false;  // GL_KHR_shader_subgroup_arithmetic in compute shaders
+  bool shaderFloat64 = false;       // doubles in shaders (the fp64 kernels, real.h)
   uint32_t maxWorkgroupSize = 0;    // invocations per workgroup
   uint32_t maxSharedMemory = 0;     // bytes per workgroup
   uint64_t maxStorageBufferRange = 0;
@@ -79,8 +82,13 @@ class Kernel {
   virtual const std::string& name() const = 0;
 };
 
-// Dispatches recorded in order, each separated from the next by a compute barrier, run
-// as one submission by Device::run.
+// Whether a batch records a timestamp pair around each dispatch. Off by default: the
+// queries cost a pipeline drain per dispatch on some drivers, and only benches read them.
+enum class Timing { Off, PerDispatch };
+
+// Dispatches and buffer copies recorded in order, each separated from the next by a
+// barrier, run as one submission by Device::submit / Device::run. The buffers must stay
+// alive until the submission has finished.
 class Batch {
  public:
   Batch() = default;
@@ -91,7 +99,12 @@ class Batch {
   void dispatch(const Kernel& kernel, std::initializer_list<const Buffer*> buffers,
                 const void* push, size_t pushBytes, uint32_t groupsX, uint32_t groupsY = 1,
                 uint32_t groupsZ = 1);
-  size_t size() const;
+  // A device-side copy (a staging buffer in or out, for devices whose memory the host
+  // cannot map). Throws lsrl::Error when a range overruns its buffer.
+  void copy(const Buffer& from, const Buffer& to, size_t bytes, size_t fromOffset = 0,
+            size_t toOffset = 0);
+  size_t size() const;  // commands recorded (dispatches and copies)
+  size_t dispatches() const;
 
  private:
   friend class Device;
@@ -99,11 +112,46 @@ class Batch {
   std::unique_ptr<Impl> impl_;
 };
 
+class Device;
+
+// A batch in flight. wait() blocks until it has run and returns each dispatch's GPU time
+// in milliseconds (empty unless the batch was recorded with Timing::PerDispatch or the
+// device has no timestamps). Destroying a pending submission waits for it.
+class Submission {
+ public:
+  Submission() = default;
+  Submission(Submission&& other) noexcept;
+  Submission& operator=(Submission&& other) noexcept;
+  ~Submission();
+  std::vector<double> wait();
+  bool pending() const { return device_ != nullptr; }
+
+ private:
+  friend class Device;
+  Device* device_ = nullptr;
+  size_t frame_ = 0;
+};
+
+// What the device has created since it was opened: tests assert that steady-state work
+// (another tile, another call of the same shape) creates nothing.
+struct DeviceCounters {
+  uint64_t buffers = 0;          // storage and staging buffers
+  uint64_t descriptorPools = 0;  // created or regrown
+  uint64_t queryPools = 0;
+  uint64_t commandBuffers = 0;
+  uint64_t submissions = 0;
+};
+
 class Device {
  public:
   struct Options {
     int index = -1;           // -1: chooseDevice with LSRL_VULKAN_DEVICE
     bool validation = false;  // also on when LSRL_VULKAN_VALIDATION=1
+    // Open the device as if it lacked shaderFloat64 (tests of the fp64 kernels' refusal).
+    bool withoutFloat64 = false;
+    // Map no storage buffer, so the host reaches them through staging as on a discrete
+    // GPU without resizable BAR (tests that path on lavapipe, whose memory is all mapped).
+    bool stagingOnly = false;
   };
   // Throws VulkanUnavailable.
   static std::unique_ptr<Device> open(Options options);
@@ -120,6 +168,11 @@ class Device {
   // Buffers; throws lsrl::Error naming the size when it exceeds maxStorageBufferRange or
   // memory runs out.
   std::shared_ptr<Buffer> buffer(size_t bytes);
+  // Host-visible memory for Batch::copy to and from a device-local buffer.
+  std::shared_ptr<Buffer> stagingBuffer(size_t bytes);
+  // Where the host reads and writes `b` directly: its mapping, or nullptr when the memory
+  // is device-local only (then go through a staging buffer or upload / download).
+  void* mapped(const Buffer& b) const;
   void upload(Buffer& to, const void* data, size_t bytes, size_t offset = 0);
   void download(const Buffer& from, void* data, size_t bytes, size_t offset = 0) const;
   template <class T>
@@ -134,13 +187,19 @@ class Device {
   const Kernel& kernel(const std::string& name, std::span<const uint32_t> spirv, int bindings,
                        uint32_t pushBytes, const std::vector<uint32_t>& specialization = {});
 
-  Batch batch();
-  // Submits and waits. Returns each dispatch's GPU time in milliseconds (from timestamps;
-  // empty when the device has none).
+  Batch batch(Timing timing = Timing::Off);
+  // Submits without waiting: the host prepares the next batch while this one runs. A few
+  // submissions may be in flight at once; each reuses a command buffer, fence, descriptor
+  // pool and query pool from earlier ones (grown when a batch needs more).
+  Submission submit(Batch& batch);
+  // Submits and waits: submit(batch).wait().
   std::vector<double> run(Batch& batch);
+
+  DeviceCounters counters() const;
 
  private:
   Device();
+  friend class Submission;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -1,7 +1,9 @@
 // The seed models (core/models) on the Vulkan device: one entry point over the per-model
 // backends (lattice_device.h, gateloop_device.h, min_rnn_device.h, looped_device.h), for the
-// CLI's `lsrl model run --backend vulkan` and the explorer.
+// CLI's `lsrl model run|eval --backend vulkan` and the explorer.
 #pragma once
+
+#include <vector>
 
 #include "core/models/seed_model.h"
 #include "core/vulkan/device.h"
@@ -12,5 +14,12 @@ namespace lsrl::gpu {
 // reference's trace arrays. Throws lsrl::Error for a model kind without a device backend.
 models::Sequence runSeedModelOnDevice(Device& dev, const models::SeedModel& model,
                                       const models::Sequence& input, models::Trace* trace);
+
+// Many sequences, of any lengths: those of one length run together through the model's
+// batched backend (which needs one length), the outputs come back in the inputs' order.
+// Throws lsrl::Error as runSeedModelOnDevice; where the lengths differ, an error from one
+// length's batch names the length and the first input of that length.
+std::vector<models::Sequence> runSeedModelBatchOnDevice(
+    Device& dev, const models::SeedModel& model, const std::vector<models::Sequence>& inputs);
 
 }  // namespace lsrl::gpu

@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "core/batch/elementwise.h"
-#include "core/vulkan/shaders.h"
 
 namespace lsrl::gpu {
 
@@ -18,12 +17,12 @@ constexpr uint32_t kGroup = 256;  // local_size_x of relu.comp, multi.comp and b
 enum class BinaryOp : uint32_t { Add = 0, Mul = 1 };
 
 void recordBinary(Device& dev, Batch& batch, BinaryOp op, const char* kernel, const Buffer& x,
-                  const Buffer& y, Buffer& out, size_t count) {
-  batch::elementwise_checks::binary(kernel, count, x.bytes() / sizeof(float),
-                                    y.bytes() / sizeof(float), out.bytes() / sizeof(float));
+                  const Buffer& y, Buffer& out, size_t count, Real real = Real::F32) {
+  const size_t bytes = realBytes(real);
+  batch::elementwise_checks::binary(kernel, count, x.bytes() / bytes, y.bytes() / bytes,
+                                    out.bytes() / bytes);
   const uint32_t push = static_cast<uint32_t>(count);
-  const Kernel& k =
-      dev.kernel("binary", shaderCode("binary"), 3, sizeof push, {static_cast<uint32_t>(op)});
+  const Kernel& k = realKernel(dev, "binary", real, 3, sizeof push, {static_cast<uint32_t>(op)});
   batch.dispatch(k, {&x, &y, &out}, &push, sizeof push, cappedGroups(count, kGroup));
 }
 
@@ -47,12 +46,12 @@ struct MultiPush {
 
 }  // namespace
 
-void recordRelu(Device& dev, Batch& batch, const Buffer& in, Buffer& out, size_t count) {
+void recordRelu(Device& dev, Batch& batch, const Buffer& in, Buffer& out, size_t count, Real real) {
   // Buffers fit the storage-buffer range, so count < 2^32 once the sizes check out.
-  batch::elementwise_checks::relu("relu", count, in.bytes() / sizeof(float),
-                                  out.bytes() / sizeof(float));
+  batch::elementwise_checks::relu("relu", count, in.bytes() / realBytes(real),
+                                  out.bytes() / realBytes(real));
   const uint32_t push = static_cast<uint32_t>(count);
-  const Kernel& k = dev.kernel("relu", shaderCode("relu"), 2, sizeof push);
+  const Kernel& k = realKernel(dev, "relu", real, 2, sizeof push);
   batch.dispatch(k, {&in, &out}, &push, sizeof push, cappedGroups(count, kGroup));
 }
 
@@ -64,11 +63,12 @@ std::vector<float> runRelu(Device& dev, std::span<const float> in, const TileOpt
                      });
 }
 
-void recordMulti(Device& dev, Batch& batch, const Buffer& X, Buffer& Y, size_t rows, size_t h) {
-  batch::elementwise_checks::multi("multi", rows, h, X.bytes() / sizeof(float),
-                                   Y.bytes() / sizeof(float));
+void recordMulti(Device& dev, Batch& batch, const Buffer& X, Buffer& Y, size_t rows, size_t h,
+                 Real real) {
+  batch::elementwise_checks::multi("multi", rows, h, X.bytes() / realBytes(real),
+                                   Y.bytes() / realBytes(real));
   const MultiPush push{static_cast<uint32_t>(rows), static_cast<uint32_t>(h)};
-  const Kernel& k = dev.kernel("multi", shaderCode("multi"), 2, sizeof push);
+  const Kernel& k = realKernel(dev, "multi", real, 2, sizeof push);
   batch.dispatch(k, {&X, &Y}, &push, sizeof push, cappedGroups(rows * h, kGroup));
 }
 
@@ -82,13 +82,13 @@ std::vector<float> runMulti(Device& dev, std::span<const float> X, size_t rows, 
 }
 
 void recordAdd(Device& dev, Batch& batch, const Buffer& x, const Buffer& y, Buffer& out,
-               size_t count) {
-  recordBinary(dev, batch, BinaryOp::Add, "add", x, y, out, count);
+               size_t count, Real real) {
+  recordBinary(dev, batch, BinaryOp::Add, "add", x, y, out, count, real);
 }
 
 void recordMul(Device& dev, Batch& batch, const Buffer& x, const Buffer& y, Buffer& out,
-               size_t count) {
-  recordBinary(dev, batch, BinaryOp::Mul, "mul", x, y, out, count);
+               size_t count, Real real) {
+  recordBinary(dev, batch, BinaryOp::Mul, "mul", x, y, out, count, real);
 }
 
 std::vector<float> runAdd(Device& dev, std::span<const float> x, std::span<const float> y,

@@ -3,8 +3,8 @@
 // twins and the input checks are core/batch/elementwise.h.
 //
 // Two levels: record…() appends the dispatch to a Batch over device buffers (a model
-// runner chains them), run…() takes host data of any size, tiles it to the device's
-// buffer range, and returns the result.
+// runner chains them) of fp32 or fp64 values (`real`), run…() takes host fp32 data of any
+// size, tiles it to the device's buffer range, and returns the result.
 #pragma once
 
 #include <cstddef>
@@ -12,24 +12,27 @@
 #include <vector>
 
 #include "core/vulkan/device.h"
+#include "core/vulkan/real.h"
 #include "core/vulkan/row_tiles.h"
 
 namespace lsrl::gpu {
 
 // out[i] = max(in[i], 0) for i < count; `out` may be `in` (in place).
-void recordRelu(Device& dev, Batch& batch, const Buffer& in, Buffer& out, size_t count);
+void recordRelu(Device& dev, Batch& batch, const Buffer& in, Buffer& out, size_t count,
+                Real real = Real::F32);
 std::vector<float> runRelu(Device& dev, std::span<const float> in, const TileOptions& options = {});
 
-// Y[r][i] = X[r][i] · X[r][i + h]: X holds rows × 2h floats, Y rows × h.
-void recordMulti(Device& dev, Batch& batch, const Buffer& X, Buffer& Y, size_t rows, size_t h);
+// Y[r][i] = X[r][i] · X[r][i + h]: X holds rows × 2h values, Y rows × h.
+void recordMulti(Device& dev, Batch& batch, const Buffer& X, Buffer& Y, size_t rows, size_t h,
+                 Real real = Real::F32);
 std::vector<float> runMulti(Device& dev, std::span<const float> X, size_t rows, size_t h,
                             const TileOptions& options = {});
 
 // out[i] = x[i] + y[i] (add), x[i] · y[i] (mul) for i < count; `out` may be x or y.
 void recordAdd(Device& dev, Batch& batch, const Buffer& x, const Buffer& y, Buffer& out,
-               size_t count);
+               size_t count, Real real = Real::F32);
 void recordMul(Device& dev, Batch& batch, const Buffer& x, const Buffer& y, Buffer& out,
-               size_t count);
+               size_t count, Real real = Real::F32);
 // x and y of the same length; out has that length.
 std::vector<float> runAdd(Device& dev, std::span<const float> x, std::span<const float> y,
                           const TileOptions& options = {});

@@ -31,18 +31,23 @@ std::shared_ptr<Buffer> uploadFloats(Device& dev, std::span<const float> host) {
   return uploadArray(dev, host);
 }
 
+std::shared_ptr<Buffer> uploadFloats(Device& dev, std::span<const double> host) {
+  return uploadArray(dev, host);
+}
+
 std::shared_ptr<Buffer> uploadIndices(Device& dev, std::span<const uint32_t> host) {
   return uploadArray(dev, host);
 }
 
-SequenceGroup sequenceGroup(const char* kernel, const DeviceInfo& info, int channels) {
+SequenceGroup sequenceGroup(const char* kernel, const DeviceInfo& info, int channels,
+                            size_t valueBytes) {
   SequenceGroup g;
   g.local = std::min(kSequenceInvocations, std::max<uint32_t>(info.maxWorkgroupSize, 1));
   g.perInvocation = groupsFor(size_t(channels), g.local);
-  const size_t sharedBytes = size_t(g.perInvocation) * g.local * sizeof(float);
+  const size_t sharedBytes = size_t(g.perInvocation) * g.local * valueBytes;
   if (sharedBytes > info.maxSharedMemory)
     throw Error(std::string(kernel) + ": expected at most " +
-                std::to_string(info.maxSharedMemory / sizeof(float) / g.local * g.local) +
+                std::to_string(info.maxSharedMemory / valueBytes / g.local * g.local) +
                 " channels (the state must fit in " + std::to_string(info.maxSharedMemory) +
                 " bytes of shared memory), got C=" + std::to_string(channels));
   return g;

@@ -15,18 +15,21 @@ namespace lsrl::gpu {
 // Throws lsrl::Error naming `kernel` and `what` when `buffer` is null or under `bytes`.
 void checkBuffer(const char* kernel, const char* what, const Buffer* buffer, size_t bytes);
 
-// A buffer holding `host` (at least one float, so an empty array still binds).
+// A buffer holding `host` (at least one value, so an empty array still binds).
 std::shared_ptr<Buffer> uploadFloats(Device& dev, std::span<const float> host);
+std::shared_ptr<Buffer> uploadFloats(Device& dev, std::span<const double> host);
 std::shared_ptr<Buffer> uploadIndices(Device& dev, std::span<const uint32_t> host);
 
 // One workgroup per sequence: `local` invocations, each owning `perInvocation` of the
-// `channels` state slots (strided by local), local · perInvocation floats of shared memory.
+// `channels` state slots (strided by local), local · perInvocation values of shared memory.
 struct SequenceGroup {
   uint32_t local = 0;
   uint32_t perInvocation = 0;
 };
-// Throws lsrl::Error naming `kernel` when the state does not fit in shared memory.
-SequenceGroup sequenceGroup(const char* kernel, const DeviceInfo& info, int channels);
+// Throws lsrl::Error naming `kernel` when the state (`valueBytes` per slot) does not fit in
+// shared memory.
+SequenceGroup sequenceGroup(const char* kernel, const DeviceInfo& info, int channels,
+                            size_t valueBytes = sizeof(float));
 
 // Time steps per dispatch for a kernel that walks time, given a bound on one invocation's
 // loop iterations per step. lavapipe (llvmpipe) silently stops a loop after 65,535

@@ -37,22 +37,26 @@ std::shared_ptr<Buffer> uploadArray(Device& dev, const char* kernel, const char*
   return buffer;
 }
 
-std::shared_ptr<Buffer> uploadBias(Device& dev, const char* kernel, std::span<const float> bias) {
+template <class Scalar>
+std::shared_ptr<Buffer> uploadBias(Device& dev, const char* kernel, std::span<const Scalar> bias) {
   return uploadArray(dev, kernel, "bias", bias.data(), bias.size());
 }
 
-void checkBatch(const char* kernel, int m, int n, const Buffer& X, const Buffer& Y, size_t rows) {
+void checkBatch(const char* kernel, int m, int n, const Buffer& X, const Buffer& Y, size_t rows,
+                Real real = Real::F32) {
   if (m < 1 || n < 1) throw Error(std::string(kernel) + ": no matrix uploaded (0 × 0)");
-  batch::matvec_checks::batch(kernel, m, n, rows, X.bytes() / sizeof(float),
-                              Y.bytes() / sizeof(float));
+  batch::matvec_checks::batch(kernel, m, n, rows, X.bytes() / realBytes(real),
+                              Y.bytes() / realBytes(real));
 }
 
-}  // namespace
-
-DeviceCsr uploadCsr(Device& dev, const batch::CsrMatrix& A, std::span<const float> bias) {
+template <class Scalar>
+DeviceCsr uploadCsrOf(Device& dev, const batch::BasicCsrMatrix<Scalar>& A,
+                      std::span<const Scalar> bias) {
+  requireReal(dev.info(), realOf<Scalar>());
   batch::matvec_checks::csr(kCsr, A);
   batch::matvec_checks::bias(kCsr, A.rows, bias.size());
   DeviceCsr d;
+  d.real = realOf<Scalar>();
   d.rows = A.rows;
   d.cols = A.cols;
   d.nonZeros = A.val.size();
@@ -63,6 +67,16 @@ DeviceCsr uploadCsr(Device& dev, const batch::CsrMatrix& A, std::span<const floa
   d.val = uploadArray(dev, kCsr, "values", A.val.data(), A.val.size());
   d.bias = uploadBias(dev, kCsr, bias);
   return d;
+}
+
+}  // namespace
+
+DeviceCsr uploadCsr(Device& dev, const batch::CsrMatrix& A, std::span<const float> bias) {
+  return uploadCsrOf(dev, A, bias);
+}
+
+DeviceCsr uploadCsr(Device& dev, const batch::CsrMatrix64& A, std::span<const double> bias) {
+  return uploadCsrOf(dev, A, bias);
 }
 
 DeviceDense uploadDense(Device& dev, const batch::DenseMatrix& A, std::span<const float> bias) {
@@ -85,9 +99,11 @@ CsrPath chooseCsrPath(const DeviceInfo& info, const DeviceCsr& A) {
 
 void recordCsrMatvec(Device& dev, Batch& batch, const DeviceCsr& A, const Buffer& X, Buffer& Y,
                      size_t rows, CsrPath path) {
-  checkBatch(kCsr, A.rows, A.cols, X, Y, rows);
+  checkBatch(kCsr, A.rows, A.cols, X, Y, rows, A.real);
   const DeviceInfo& info = dev.info();
-  if (path == CsrPath::Auto) path = chooseCsrPath(info, A);
+  // fp64 sums each row by decreasing magnitude, which only the per-output path can.
+  if (path == CsrPath::Auto)
+    path = A.real == Real::F64 ? CsrPath::PerOutput : chooseCsrPath(info, A);
   // Y fits one buffer, so rows·m < 2^32 and the 32-bit indices of the shaders are safe.
   const MatvecPush push{static_cast<uint32_t>(rows), static_cast<uint32_t>(A.rows),
                         static_cast<uint32_t>(A.cols), A.hasBias ? 1u : 0u};
@@ -95,7 +111,10 @@ void recordCsrMatvec(Device& dev, Batch& batch, const DeviceCsr& A, const Buffer
   const std::initializer_list<const Buffer*> buffers{A.rowPtr.get(), A.col.get(), A.val.get(),
                                                      A.bias.get(),   &X,          &Y};
   if (path == CsrPath::PerOutput) {
-    const Kernel& k = dev.kernel(kCsr, shaderCode("csr_matvec"), 6, sizeof push);
+    // The fp64 shader's one specialization constant: the terms of a row it sorts.
+    std::vector<uint32_t> spec;
+    if (A.real == Real::F64) spec.push_back(sortedRowTerms(A.real, A.maxRowNonZeros));
+    const Kernel& k = realKernel(dev, kCsr, A.real, 6, sizeof push, spec);
     batch.dispatch(k, buffers, &push, sizeof push, cappedGroups(outputs, kPerOutputGroup));
     return;
   }
@@ -106,14 +125,16 @@ void recordCsrMatvec(Device& dev, Batch& batch, const DeviceCsr& A, const Buffer
   // subgroup the device may pick, and the shader loops over whatever is left.
   const uint32_t widest = std::max({info.subgroupSize, info.maxSubgroupSize, 1u});
   const uint32_t local = std::min(std::max(64u, widest), std::max(info.maxWorkgroupSize, widest));
-  const Kernel& k =
-      dev.kernel("csr_matvec_subgroup", shaderCode("csr_matvec_subgroup"), 6, sizeof push, {local});
+  const Kernel& k = realKernel(dev, "csr_matvec_subgroup", A.real, 6, sizeof push, {local});
   batch.dispatch(k, buffers, &push, sizeof push, cappedGroups(outputs, local / widest));
 }
 
 std::vector<float> runCsrMatvec(Device& dev, const DeviceCsr& A, std::span<const float> X,
                                 size_t rows, const TileOptions& options, CsrPath path) {
   if (A.rows < 1) throw Error(std::string(kCsr) + ": no matrix uploaded (0 × 0)");
+  if (A.real != Real::F32)
+    throw Error(std::string(kCsr) + ": the host batch takes fp32 values, the matrix is " +
+                realName(A.real));
   batch::matvec_checks::batch(kCsr, A.rows, A.cols, rows, X.size(),
                               std::numeric_limits<size_t>::max());
   return runRowTiles(dev, kCsr, X, rows, static_cast<size_t>(A.cols), static_cast<size_t>(A.rows),

@@ -14,7 +14,9 @@
 //   PerSubgroup  one subgroup per output: its lanes stride over the CSR row and
 //                subgroupAdd the partial sums. For long rows (and small batches).
 //   Auto         PerSubgroup when the device has subgroup arithmetic and the mean row
-//                holds at least a subgroup's width of non-zeros, else PerOutput.
+//                holds at least a subgroup's width of non-zeros, else PerOutput; in fp64
+//                always PerOutput, which sums a row by decreasing magnitude as the float64
+//                executor does (real.h's sortedRowTerms; PerSubgroup adds in lane order).
 // Dense: 16 × 16 output tiles (batch rows × matrix rows) per workgroup, the shared
 // dimension staged through shared memory 16 columns at a time.
 #pragma once
@@ -26,13 +28,15 @@
 
 #include "core/batch/matvec.h"
 #include "core/vulkan/device.h"
+#include "core/vulkan/real.h"
 #include "core/vulkan/row_tiles.h"
 
 namespace lsrl::gpu {
 
 struct DeviceCsr {
-  int rows = 0;  // m
-  int cols = 0;  // n
+  Real real = Real::F32;  // of val, bias and the X, Y it multiplies (the CSR paths only)
+  int rows = 0;           // m
+  int cols = 0;           // n
   size_t nonZeros = 0;
   uint32_t maxRowNonZeros = 0;  // the longest row's
   bool hasBias = false;
@@ -46,8 +50,10 @@ struct DeviceDense {
   std::shared_ptr<Buffer> val, bias;
 };
 
-// Checks A and bias (empty or m long) and uploads them. Throws lsrl::Error naming the kernel.
+// Checks A and bias (empty or m long) and uploads them. Throws lsrl::Error naming the kernel
+// (and the device, for doubles where it has no shaderFloat64).
 DeviceCsr uploadCsr(Device& dev, const batch::CsrMatrix& A, std::span<const float> bias);
+DeviceCsr uploadCsr(Device& dev, const batch::CsrMatrix64& A, std::span<const double> bias);
 DeviceDense uploadDense(Device& dev, const batch::DenseMatrix& A, std::span<const float> bias);
 
 enum class CsrPath { Auto, PerOutput, PerSubgroup };
@@ -55,9 +61,10 @@ enum class CsrPath { Auto, PerOutput, PerSubgroup };
 // The path Auto takes for A on this device.
 CsrPath chooseCsrPath(const DeviceInfo& info, const DeviceCsr& A);
 
-// Y[r] = A·X[r] + bias for r < rows; X holds rows × n floats, Y rows × m.
+// Y[r] = A·X[r] + bias for r < rows; X holds rows × n values, Y rows × m, in A.real.
 void recordCsrMatvec(Device& dev, Batch& batch, const DeviceCsr& A, const Buffer& X, Buffer& Y,
                      size_t rows, CsrPath path = CsrPath::Auto);
+// fp32 matrices only (A.real = F32).
 std::vector<float> runCsrMatvec(Device& dev, const DeviceCsr& A, std::span<const float> X,
                                 size_t rows, const TileOptions& options = {},
                                 CsrPath path = CsrPath::Auto);

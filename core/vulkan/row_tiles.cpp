@@ -51,7 +51,7 @@ std::vector<std::vector<float>> runRowTiles(Device& dev, std::string_view kernel
     for (size_t k = 0; k < inputs.size(); ++k)
       dev.upload(*inBuffers[k], inputs[k].data.data() + first * inputs[k].width,
                  count * inputs[k].width * sizeof(float));
-    Batch batch = dev.batch();
+    Batch batch = dev.batch(options.kernelMs != nullptr ? Timing::PerDispatch : Timing::Off);
     record(batch, in, out, count);
     const std::vector<double> ms = dev.run(batch);
     if (options.kernelMs != nullptr)

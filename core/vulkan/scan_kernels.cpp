@@ -9,7 +9,6 @@
 #include "core/batch/scan.h"
 #include "core/util/error.h"
 #include "core/vulkan/kernel_support.h"
-#include "core/vulkan/shaders.h"
 
 namespace lsrl::gpu {
 
@@ -128,6 +127,10 @@ const char* scanScheduleName(ScanSchedule schedule) {
   return "?";
 }
 
+ScanKernels::ScanKernels(Device& device, Real real) : dev_(device), real_(real) {
+  requireReal(device.info(), real);
+}
+
 ScanPath ScanKernels::resolve(const ScanOptions& options) const {
   if (options.path != ScanPath::Auto) return options.path;
   // Shuffles (shuffle_relative) have no flag of their own in DeviceInfo; every device we
@@ -191,9 +194,9 @@ size_t ScanKernels::diagScanScratchBytes(const DiagScanShape& shape,
   const uint32_t chunk = chunkSteps(options);
   if (chunk == 0 || resolveSchedule(shape, options) == ScanSchedule::Chained) return 0;
   const size_t chunks = (size_t(shape.series.steps) + chunk - 1) / chunk;
-  // Per pack and chunk: the composition (A, B), two vec4.
+  // Per pack and chunk: the composition (A, B), two vec4 (dvec4 in fp64).
   return size_t(shape.series.batch) * chunks * packingOf(shape, options).rowPacks * 8 *
-         sizeof(float);
+         valueBytes();
 }
 
 void ScanKernels::recordDiagScan(Batch& batch, const DiagScanBuffers& buffers,
@@ -202,7 +205,7 @@ void ScanKernels::recordDiagScan(Batch& batch, const DiagScanBuffers& buffers,
   const int floatsPerSlot = shape.complex ? 2 : 1;
   const batch::SeriesShape& s = shape.series;
   checks::shape(kernel, s, floatsPerSlot);
-  const size_t slotBytes = floatsPerSlot * sizeof(float);
+  const size_t slotBytes = floatsPerSlot * valueBytes();
   const size_t seriesBytes = size_t(s.batch) * s.steps * s.channels * slotBytes;
   checkBuffer(kernel, "a", buffers.a,
               checks::transitionSlots(kernel, s, shape.aStrides) * slotBytes);
@@ -218,8 +221,8 @@ void ScanKernels::recordDiagScan(Batch& batch, const DiagScanBuffers& buffers,
 
   const ScanPath path = resolve(options);
   if (path == ScanPath::Sequential) {
-    const Kernel& k = dev_.kernel("diag_scan_sequential", shaderCode("diag_scan_sequential"), 4,
-                                  sizeof(SequentialPush), packSpec);
+    const Kernel& k =
+        realKernel(dev_, "diag_scan_sequential", real_, 4, sizeof(SequentialPush), packSpec);
     recordWalk<SequentialPush>(batch, k, {buffers.a, buffers.b, h0, buffers.h}, size_t(B) * P, T,
                                [&](uint32_t t0, uint32_t count) {
                                  return SequentialPush{
@@ -241,9 +244,9 @@ void ScanKernels::recordDiagScan(Batch& batch, const DiagScanBuffers& buffers,
 
   const std::string name = path == ScanPath::Subgroup ? "diag_scan_subgroup" : "diag_scan_shared";
   auto chunkKernel = [&](uint32_t phase) -> const Kernel& {
-    return dev_.kernel(name, shaderCode(name), 5, sizeof(DiagPush),
-                       {g.lanes, g.channelsPerGroup, g.stepsPerLane, uint32_t(shape.complex), phase,
-                        uint32_t(packing.wide), g.lanes * g.channelsPerGroup});
+    return realKernel(dev_, name, real_, 5, sizeof(DiagPush),
+                      {g.lanes, g.channelsPerGroup, g.stepsPerLane, uint32_t(shape.complex), phase,
+                       uint32_t(packing.wide), g.lanes * g.channelsPerGroup});
   };
   DiagPush push{B, T, P, chunks, packing.aBatchStride, packing.aStepStride, hasH0, 0, 0};
   if (chained) {
@@ -266,8 +269,7 @@ void ScanKernels::recordDiagScan(Batch& batch, const DiagScanBuffers& buffers,
     batch.dispatch(chunkKernel(0), {buffers.a, buffers.b, buffers.h, buffers.scratch, h0}, &push,
                    sizeof push, channelGroups, chunks - 1, B);
   // Phase 2: the state entering each chunk.
-  const Kernel& carry =
-      dev_.kernel("diag_scan_carry", shaderCode("diag_scan_carry"), 2, sizeof(CarryPush), packSpec);
+  const Kernel& carry = realKernel(dev_, "diag_scan_carry", real_, 2, sizeof(CarryPush), packSpec);
   const CarryPush carryPush{B, P, chunks, hasH0};
   batch.dispatch(carry, {h0, buffers.scratch}, &carryPush, sizeof carryPush,
                  strideGroups(size_t(B) * P, kSequentialGroup));
@@ -284,12 +286,12 @@ void ScanKernels::recordBlockScan2(Batch& batch, const Buffer& blocks, const Buf
   if (shape.channels % 2 != 0)
     throw Error(std::string(kernel) +
                 ": expected an even channel count, got C=" + std::to_string(shape.channels));
-  const size_t seriesBytes = size_t(shape.batch) * shape.steps * shape.channels * sizeof(float);
-  checkBuffer(kernel, "blocks", &blocks, size_t(shape.channels) * 2 * sizeof(float));
+  const size_t seriesBytes = size_t(shape.batch) * shape.steps * shape.channels * valueBytes();
+  checkBuffer(kernel, "blocks", &blocks, size_t(shape.channels) * 2 * valueBytes());
   checkBuffer(kernel, "b", &b, seriesBytes);
   checkBuffer(kernel, "h", &h, seriesBytes);
-  if (h0) checkBuffer(kernel, "h0", h0, size_t(shape.batch) * shape.channels * sizeof(float));
-  const Kernel& k = dev_.kernel("block_scan2", shaderCode("block_scan2"), 4, sizeof(WalkPush));
+  if (h0) checkBuffer(kernel, "h0", h0, size_t(shape.batch) * shape.channels * valueBytes());
+  const Kernel& k = realKernel(dev_, "block_scan2", real_, 4, sizeof(WalkPush));
   const uint32_t blockCount = uint32_t(shape.channels / 2);
   recordWalk<WalkPush>(
       batch, k, {&blocks, &b, h0 ? h0 : &b, &h}, size_t(shape.batch) * blockCount,
@@ -304,19 +306,25 @@ void ScanKernels::recordLinearRecurrence(Batch& batch, const CsrBuffers& A, size
                                          const batch::SeriesShape& shape, bool reluState) {
   const char* kernel = "linearRecurrence";
   checks::shape(kernel, shape, 1);
-  const size_t seriesBytes = size_t(shape.batch) * shape.steps * shape.channels * sizeof(float);
+  const size_t seriesBytes = size_t(shape.batch) * shape.steps * shape.channels * valueBytes();
   checkBuffer(kernel, "rowPtr", A.rowPtr, (size_t(shape.channels) + 1) * sizeof(uint32_t));
   checkBuffer(kernel, "col", A.col, std::max<size_t>(nonzeros, 1) * sizeof(uint32_t));
-  checkBuffer(kernel, "val", A.val, std::max<size_t>(nonzeros, 1) * sizeof(float));
+  checkBuffer(kernel, "val", A.val, std::max<size_t>(nonzeros, 1) * valueBytes());
   checkBuffer(kernel, "u", &u, seriesBytes);
   checkBuffer(kernel, "h", &h, seriesBytes);
-  if (h0) checkBuffer(kernel, "h0", h0, size_t(shape.batch) * shape.channels * sizeof(float));
+  if (h0) checkBuffer(kernel, "h0", h0, size_t(shape.batch) * shape.channels * valueBytes());
   // The state h_{t−1} of one batch item lives in shared memory.
-  const SequenceGroup g = sequenceGroup(kernel, dev_.info(), shape.channels);
-  const Kernel& k = dev_.kernel("recurrence_csr", shaderCode("recurrence_csr"), 6,
-                                sizeof(RecurrencePush), {g.local, g.perInvocation});
+  const SequenceGroup g = sequenceGroup(kernel, dev_.info(), shape.channels, valueBytes());
+  // fp64 sums a row (u and its products) by decreasing magnitude when it is short: for t
+  // terms up to t(t − 1)/2 insertion steps and 2t more, which the step budget counts.
+  const size_t rowNonZeros = A.maxRowNonZeros > 0 ? A.maxRowNonZeros : nonzeros;
+  const uint32_t sorted = sortedRowTerms(real_, rowNonZeros);
+  std::vector<uint32_t> spec = {g.local, g.perInvocation};
+  if (real_ == Real::F64) spec.push_back(sorted);
+  const Kernel& k = realKernel(dev_, "recurrence_csr", real_, 6, sizeof(RecurrencePush), spec);
+  const uint32_t rowCost = sorted > 0 ? sorted * (sorted + 3) / 2 : A.maxRowNonZeros;
   const uint32_t chunk =
-      stepsPerDispatch(recurrenceIterationsPerStep(g.perInvocation, 1, A.maxRowNonZeros, nonzeros));
+      stepsPerDispatch(recurrenceIterationsPerStep(g.perInvocation, 1, rowCost, nonzeros));
   for (uint32_t t0 = 0; t0 < uint32_t(shape.steps); t0 += chunk) {
     const RecurrencePush push{uint32_t(shape.batch),
                               uint32_t(shape.steps),
@@ -332,13 +340,18 @@ void ScanKernels::recordLinearRecurrence(Batch& batch, const CsrBuffers& A, size
 
 // ------------------------------------------------------------------- host conveniences
 
-std::shared_ptr<Buffer> ScanKernels::upload(std::span<const float> host) {
-  return uploadFloats(dev_, host);
+template <class Scalar>
+void ScanKernels::expectValues(const char* kernel) const {
+  if (realOf<Scalar>() != real_)
+    throw Error(std::string(kernel) + ": " + realName(realOf<Scalar>()) + " values given to " +
+                realName(real_) + " kernels");
 }
 
-std::vector<float> ScanKernels::runDiagScan(const DiagScanShape& shape, std::span<const float> a,
-                                            std::span<const float> b, std::span<const float> h0,
-                                            const ScanOptions& options, const char* kernel) {
+template <class Scalar>
+std::vector<Scalar> ScanKernels::runDiagScan(const DiagScanShape& shape, std::span<const Scalar> a,
+                                             std::span<const Scalar> b, std::span<const Scalar> h0,
+                                             const ScanOptions& options, const char* kernel) {
+  expectValues<Scalar>(kernel);
   const int floatsPerSlot = shape.complex ? 2 : 1;
   checks::shape(kernel, shape.series, floatsPerSlot);
   const size_t n =
@@ -348,22 +361,30 @@ std::vector<float> ScanKernels::runDiagScan(const DiagScanShape& shape, std::spa
                  a.size());
   checks::length(kernel, "b", n, b.size());
   checks::initialState(kernel, shape.series, floatsPerSlot, h0.size());
-  auto aBuf = upload(a), bBuf = upload(b);
-  auto h0Buf = h0.empty() ? nullptr : upload(h0);
-  auto hBuf = dev_.buffer(n * sizeof(float));
+  auto aBuf = uploadFloats(dev_, a), bBuf = uploadFloats(dev_, b);
+  auto h0Buf = h0.empty() ? nullptr : uploadFloats(dev_, h0);
+  auto hBuf = dev_.buffer(n * sizeof(Scalar));
   const size_t scratchBytes = diagScanScratchBytes(shape, options);
   auto scratch = scratchBytes ? dev_.buffer(scratchBytes) : nullptr;
   Batch batch = dev_.batch();
   recordDiagScan(batch, {aBuf.get(), bBuf.get(), h0Buf.get(), hBuf.get(), scratch.get()}, shape,
                  options);
   dev_.run(batch);
-  return dev_.download<float>(*hBuf, n);
+  return dev_.download<Scalar>(*hBuf, n);
 }
 
 std::vector<float> ScanKernels::diagScan(const batch::SeriesShape& shape, std::span<const float> a,
                                          batch::TransitionStrides aStrides,
                                          std::span<const float> b, std::span<const float> h0,
                                          const ScanOptions& options) {
+  return runDiagScan({shape, aStrides, false}, a, b, h0, options, "diagScan");
+}
+
+std::vector<double> ScanKernels::diagScan(const batch::SeriesShape& shape,
+                                          std::span<const double> a,
+                                          batch::TransitionStrides aStrides,
+                                          std::span<const double> b, std::span<const double> h0,
+                                          const ScanOptions& options) {
   return runDiagScan({shape, aStrides, false}, a, b, h0, options, "diagScan");
 }
 
@@ -375,49 +396,86 @@ std::vector<float> ScanKernels::complexDiagScan(const batch::SeriesShape& shape,
   return runDiagScan({shape, aStrides, true}, a, b, h0, options, "complexDiagScan");
 }
 
-std::vector<float> ScanKernels::blockScan2(const batch::SeriesShape& shape,
-                                           std::span<const float> blocks, std::span<const float> b,
-                                           std::span<const float> h0) {
+std::vector<double> ScanKernels::complexDiagScan(
+    const batch::SeriesShape& shape, std::span<const double> a, batch::TransitionStrides aStrides,
+    std::span<const double> b, std::span<const double> h0, const ScanOptions& options) {
+  return runDiagScan({shape, aStrides, true}, a, b, h0, options, "complexDiagScan");
+}
+
+template <class Scalar>
+std::vector<Scalar> ScanKernels::runBlockScan2(const batch::SeriesShape& shape,
+                                               std::span<const Scalar> blocks,
+                                               std::span<const Scalar> b,
+                                               std::span<const Scalar> h0) {
   const char* kernel = "blockScan2";
+  expectValues<Scalar>(kernel);
   checks::shape(kernel, shape, 1);
   const size_t n = size_t(shape.batch) * shape.steps * shape.channels;
   checks::length(kernel, "blocks (C/2 x 2 x 2)", size_t(shape.channels) * 2, blocks.size());
   checks::length(kernel, "b", n, b.size());
   checks::initialState(kernel, shape, 1, h0.size());
-  auto blockBuf = upload(blocks), bBuf = upload(b);
-  auto h0Buf = h0.empty() ? nullptr : upload(h0);
-  auto hBuf = dev_.buffer(n * sizeof(float));
+  auto blockBuf = uploadFloats(dev_, blocks), bBuf = uploadFloats(dev_, b);
+  auto h0Buf = h0.empty() ? nullptr : uploadFloats(dev_, h0);
+  auto hBuf = dev_.buffer(n * sizeof(Scalar));
   Batch batch = dev_.batch();
   recordBlockScan2(batch, *blockBuf, *bBuf, h0Buf.get(), *hBuf, shape);
   dev_.run(batch);
-  return dev_.download<float>(*hBuf, n);
+  return dev_.download<Scalar>(*hBuf, n);
 }
 
-std::vector<float> ScanKernels::linearRecurrence(const batch::SeriesShape& shape,
-                                                 const batch::CsrMatrix& A,
-                                                 std::span<const float> u,
-                                                 std::span<const float> h0, bool reluState) {
+std::vector<float> ScanKernels::blockScan2(const batch::SeriesShape& shape,
+                                           std::span<const float> blocks, std::span<const float> b,
+                                           std::span<const float> h0) {
+  return runBlockScan2(shape, blocks, b, h0);
+}
+
+std::vector<double> ScanKernels::blockScan2(const batch::SeriesShape& shape,
+                                            std::span<const double> blocks,
+                                            std::span<const double> b, std::span<const double> h0) {
+  return runBlockScan2(shape, blocks, b, h0);
+}
+
+template <class Scalar>
+std::vector<Scalar> ScanKernels::runLinearRecurrence(const batch::SeriesShape& shape,
+                                                     const batch::BasicCsrMatrix<Scalar>& A,
+                                                     std::span<const Scalar> u,
+                                                     std::span<const Scalar> h0, bool reluState) {
   const char* kernel = "linearRecurrence";
+  expectValues<Scalar>(kernel);
   checks::shape(kernel, shape, 1);
   checks::squareCsr(kernel, A, shape.channels);
   const size_t n = size_t(shape.batch) * shape.steps * shape.channels;
   checks::length(kernel, "u", n, u.size());
   checks::initialState(kernel, shape, 1, h0.size());
   auto rowPtr = uploadIndices(dev_, A.rowPtr), col = uploadIndices(dev_, A.col);
-  auto val = upload(A.val), uBuf = upload(u);
-  auto h0Buf = h0.empty() ? nullptr : upload(h0);
-  auto hBuf = dev_.buffer(n * sizeof(float));
+  auto val = uploadFloats(dev_, std::span<const Scalar>(A.val)), uBuf = uploadFloats(dev_, u);
+  auto h0Buf = h0.empty() ? nullptr : uploadFloats(dev_, h0);
+  auto hBuf = dev_.buffer(n * sizeof(Scalar));
   Batch batch = dev_.batch();
   recordLinearRecurrence(batch, {rowPtr.get(), col.get(), val.get(), batch::maxRowNonZeros(A)},
                          A.val.size(), *uBuf, h0Buf.get(), *hBuf, shape, reluState);
   dev_.run(batch);
-  return dev_.download<float>(*hBuf, n);
+  return dev_.download<Scalar>(*hBuf, n);
+}
+
+std::vector<float> ScanKernels::linearRecurrence(const batch::SeriesShape& shape,
+                                                 const batch::CsrMatrix& A,
+                                                 std::span<const float> u,
+                                                 std::span<const float> h0, bool reluState) {
+  return runLinearRecurrence(shape, A, u, h0, reluState);
+}
+
+std::vector<double> ScanKernels::linearRecurrence(const batch::SeriesShape& shape,
+                                                  const batch::CsrMatrix64& A,
+                                                  std::span<const double> u,
+                                                  std::span<const double> h0, bool reluState) {
+  return runLinearRecurrence(shape, A, u, h0, reluState);
 }
 
 // ----------------------------------------------------------------------------- timing
 
-double ScanKernels::diagScanBytes(const batch::SeriesShape& shape) {
-  return 3.0 * double(shape.batch) * shape.steps * shape.channels * sizeof(float);
+double ScanKernels::diagScanBytes(const batch::SeriesShape& shape, Real real) {
+  return 3.0 * double(shape.batch) * shape.steps * shape.channels * double(realBytes(real));
 }
 
 DiagScanShape ScanKernels::timedScanShape(const batch::SeriesShape& shape) {
@@ -439,11 +497,16 @@ double ScanKernels::timeDiagScan(const batch::SeriesShape& shape, const ScanOpti
   for (float& v : a) v = gate(rng);
   for (float& v : b) v = input(rng);
   const DiagScanShape scan = timedScanShape(shape);
+  // The same values in the kernels' precision.
+  auto upload = [&](const std::vector<float>& v) {
+    return real_ == Real::F64 ? uploadFloats(dev_, std::vector<double>(v.begin(), v.end()))
+                              : uploadFloats(dev_, v);
+  };
   auto aBuf = upload(a), bBuf = upload(b);
-  auto hBuf = dev_.buffer(n * sizeof(float));
+  auto hBuf = dev_.buffer(n * valueBytes());
   const size_t scratchBytes = diagScanScratchBytes(scan, options);
   auto scratch = scratchBytes ? dev_.buffer(scratchBytes) : nullptr;
-  Batch batch = dev_.batch();
+  Batch batch = dev_.batch(Timing::PerDispatch);
   recordDiagScan(batch, {aBuf.get(), bBuf.get(), nullptr, hBuf.get(), scratch.get()}, scan,
                  options);
   std::vector<double> totals;

@@ -10,7 +10,9 @@
 //   linearRecurrence general CSR A, one workgroup per batch item runs all T steps
 //                    (optionally h_t = ReLU(A h_{t−1} + u_t): the ReLU-RNN).
 // Each kernel has record(Batch&, buffers…, shape) to chain dispatches in one submission
-// and a host run(...) (upload, record, run, download) for tests and tools.
+// and a host run(...) (upload, record, run, download) for tests and tools. A ScanKernels
+// works in one precision (real.h): fp32, or fp64 with the shaders' `_f64` twins, its
+// buffers and host values then doubles (docs/vulkan.md, "Float64 on the device").
 #pragma once
 
 #include <cstdint>
@@ -21,6 +23,7 @@
 
 #include "core/batch/layouts.h"
 #include "core/vulkan/device.h"
+#include "core/vulkan/real.h"
 
 namespace lsrl::gpu {
 
@@ -43,8 +46,9 @@ struct ScanOptions {
   ScanSchedule schedule = ScanSchedule::Auto;
   uint32_t sharedWidth = 32;  // lanes of the Shared path: a power of two, 2 … 256
   uint32_t stepsPerLane = 8;  // a chunk is lanes × stepsPerLane steps
-  // Give each invocation a vec4 of floats (4 real or 2 complex channels) when the rows
-  // and the transition's strides are multiples of 4 floats: whole-vec4 loads and stores.
+  // Give each invocation a vec4 of values (4 real or 2 complex channels; a dvec4 in fp64)
+  // when the rows and the transition's strides are multiples of 4 values: whole-vec4 loads
+  // and stores.
   bool packFour = true;
 };
 
@@ -71,7 +75,7 @@ struct DiagScanBuffers {
 struct CsrBuffers {
   const Buffer* rowPtr = nullptr;  // uint32, C + 1
   const Buffer* col = nullptr;     // uint32, nnz
-  const Buffer* val = nullptr;     // float, nnz
+  const Buffer* val = nullptr;     // real (the kernels' precision), nnz
   // The longest row's non-zeros (sizes the recurrences' dispatches: kernel_support.h's
   // stepsPerDispatch); 0 when unknown, and then nnz stands in for it.
   uint32_t maxRowNonZeros = 0;
@@ -79,7 +83,9 @@ struct CsrBuffers {
 
 class ScanKernels {
  public:
-  explicit ScanKernels(Device& device) : dev_(device) {}
+  // Throws lsrl::Error naming the device for F64 where it has no shaderFloat64.
+  explicit ScanKernels(Device& device, Real real = Real::F32);
+  Real real() const { return real_; }
 
   // The path `options` resolves to on this device (never Auto).
   ScanPath resolve(const ScanOptions& options) const;
@@ -100,18 +106,30 @@ class ScanKernels {
                               const Buffer* h0, const Buffer& h, const batch::SeriesShape& shape,
                               bool reluState = false);
 
-  // Host conveniences with the arguments of the CPU twins (h0 empty: zero state).
+  // Host conveniences with the arguments of the CPU twins (h0 empty: zero state): float
+  // values for fp32 kernels, double for fp64 ones (else lsrl::Error).
   std::vector<float> diagScan(const batch::SeriesShape& shape, std::span<const float> a,
                               batch::TransitionStrides aStrides, std::span<const float> b,
                               std::span<const float> h0, const ScanOptions& options = {});
+  std::vector<double> diagScan(const batch::SeriesShape& shape, std::span<const double> a,
+                               batch::TransitionStrides aStrides, std::span<const double> b,
+                               std::span<const double> h0, const ScanOptions& options = {});
   std::vector<float> complexDiagScan(const batch::SeriesShape& shape, std::span<const float> a,
                                      batch::TransitionStrides aStrides, std::span<const float> b,
                                      std::span<const float> h0, const ScanOptions& options = {});
+  std::vector<double> complexDiagScan(const batch::SeriesShape& shape, std::span<const double> a,
+                                      batch::TransitionStrides aStrides, std::span<const double> b,
+                                      std::span<const double> h0, const ScanOptions& options = {});
   std::vector<float> blockScan2(const batch::SeriesShape& shape, std::span<const float> blocks,
                                 std::span<const float> b, std::span<const float> h0);
+  std::vector<double> blockScan2(const batch::SeriesShape& shape, std::span<const double> blocks,
+                                 std::span<const double> b, std::span<const double> h0);
   std::vector<float> linearRecurrence(const batch::SeriesShape& shape, const batch::CsrMatrix& A,
                                       std::span<const float> u, std::span<const float> h0,
                                       bool reluState = false);
+  std::vector<double> linearRecurrence(const batch::SeriesShape& shape, const batch::CsrMatrix64& A,
+                                       std::span<const double> u, std::span<const double> h0,
+                                       bool reluState = false);
 
   // GPU time (ms, median over `repeats` runs after one warm-up; sum of the scan's
   // dispatches) of a real diagonal scan with time-varying a on random data, for benches.
@@ -120,15 +138,28 @@ class ScanKernels {
   // The scan timeDiagScan runs: a real a_t over the whole series (a seed model's gate).
   static DiagScanShape timedScanShape(const batch::SeriesShape& shape);
   // Bytes an ideal scan moves: a and b read once, h written once (time-varying a).
-  static double diagScanBytes(const batch::SeriesShape& shape);
+  static double diagScanBytes(const batch::SeriesShape& shape, Real real = Real::F32);
 
  private:
-  std::vector<float> runDiagScan(const DiagScanShape& shape, std::span<const float> a,
-                                 std::span<const float> b, std::span<const float> h0,
-                                 const ScanOptions& options, const char* kernel);
-  std::shared_ptr<Buffer> upload(std::span<const float> host);
+  template <class Scalar>
+  std::vector<Scalar> runDiagScan(const DiagScanShape& shape, std::span<const Scalar> a,
+                                  std::span<const Scalar> b, std::span<const Scalar> h0,
+                                  const ScanOptions& options, const char* kernel);
+  template <class Scalar>
+  std::vector<Scalar> runBlockScan2(const batch::SeriesShape& shape, std::span<const Scalar> blocks,
+                                    std::span<const Scalar> b, std::span<const Scalar> h0);
+  template <class Scalar>
+  std::vector<Scalar> runLinearRecurrence(const batch::SeriesShape& shape,
+                                          const batch::BasicCsrMatrix<Scalar>& A,
+                                          std::span<const Scalar> u, std::span<const Scalar> h0,
+                                          bool reluState);
+  // Throws lsrl::Error naming `kernel` unless Scalar is this instance's precision.
+  template <class Scalar>
+  void expectValues(const char* kernel) const;
+  size_t valueBytes() const { return realBytes(real_); }
 
   Device& dev_;
+  Real real_ = Real::F32;
 };
 
 }  // namespace lsrl::gpu

@@ -148,6 +148,9 @@ TEST_F(ModelCli, EvalMisuseIsRefusedWithTheReason) {
               "task \"random\" has no targets to score");
   expectError({"model", "eval", "mingru", "--samples", "0"}, "--samples");
   expectError({"model", "eval", "mingru", "--trace", path("t.json")}, "--input and --trace");
+  expectError({"model", "eval", "mingru", "--batch", "8"}, "--batch sizes the Vulkan backend");
+  expectError({"model", "eval", "mingru", "--backend", "vulkan", "--batch", "0"}, "--batch");
+  expectError({"model", "run", "mingru", "--batch", "8"}, "--batch is for lsrl model eval");
 }
 
 TEST_F(ModelCli, MisuseIsRefusedWithTheReason) {

@@ -1,10 +1,12 @@
 // Scored tasks and evaluation (core/models/scored_tasks.h, model_eval.h): which tasks each
 // model scores, the argmax rule, the hand-set hold toy scoring perfectly where random
-// weights score about chance, and a thread-count-independent total.
+// weights score about chance, and a total that depends on neither the thread count nor the
+// batch size.
 #include "core/models/scored_tasks.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -115,6 +117,36 @@ TEST(ModelEval, TotalsDoNotDependOnTheThreadCount) {
   EXPECT_EQ(byHand.right, one.right);
 }
 
+// The batched path scores the same samples as the per-sample one, in chunks of at most
+// `batch` (what keeps memory bounded), and the total does not depend on the batch size.
+TEST(ModelEval, BatchesScoreTheSameSamplesWhateverTheirSize) {
+  const LoopedModel model;  // edit_distance: samples of several lengths
+  const Score reference = evaluateSeedModel(model, "edit_distance", 5, 23, 2);
+  for (const int batch : {1, 7, 23, 64}) {
+    SCOPED_TRACE(batch);
+    std::vector<size_t> sizes;
+    std::vector<Sequence> seen;
+    const Score batched = evaluateSeedModelInBatches(
+        model, "edit_distance", 5, 23,
+        [&](const std::vector<Sequence>& inputs) {
+          sizes.push_back(inputs.size());
+          seen.insert(seen.end(), inputs.begin(), inputs.end());
+          std::vector<Sequence> outputs;
+          for (const Sequence& in : inputs) outputs.push_back(model.run(in));
+          return outputs;
+        },
+        batch);
+    EXPECT_EQ(batched.right, reference.right);
+    EXPECT_EQ(batched.total, reference.total);
+    ASSERT_EQ(seen.size(), 23u);
+    for (size_t i = 0; i < seen.size(); ++i)
+      EXPECT_EQ(seen[i], scoredSample(model, "edit_distance", 5 + i).input) << i;
+    EXPECT_EQ(*std::max_element(sizes.begin(), sizes.end()),
+              static_cast<size_t>(std::min(batch, 23)));
+    EXPECT_EQ(sizes.size(), static_cast<size_t>((23 + batch - 1) / batch));
+  }
+}
+
 TEST(ModelEval, ErrorsFromTheRunnerReachTheCaller) {
   const GateLoopModel model;
   expectError([&] { evaluateSeedModel(model, "memory_horizon", 0, 0); }, "samples",
@@ -125,6 +157,34 @@ TEST(ModelEval, ErrorsFromTheRunnerReachTheCaller) {
                           [](const Sequence&) -> Sequence { throw Error("device lost"); });
       },
       "device", "lost");
+  const auto runAll = [&](const std::vector<Sequence>& inputs) {
+    std::vector<Sequence> outputs;
+    for (const Sequence& in : inputs) outputs.push_back(model.run(in));
+    return outputs;
+  };
+  expectError([&] { evaluateSeedModelInBatches(model, "memory_horizon", 0, 5, runAll, 0); },
+              "batch", "at least 1, got 0");
+  expectError([&] { evaluateSeedModelInBatches(model, "memory_horizon", 0, 0, runAll); }, "samples",
+              "at least 1, got 0");
+  expectError([&] { evaluateSeedModelInBatches(model, "memory_horizon", 0, 5, nullptr); },
+              "evaluateSeedModelInBatches", "needs a batch runner");
+  expectError(
+      [&] {
+        evaluateSeedModelInBatches(
+            model, "memory_horizon", 0, 5,
+            [](const std::vector<Sequence>&) { return std::vector<Sequence>(1); }, 4);
+      },
+      "returned 1 output sequences", "for 4 samples");
+  expectError(
+      [&] {
+        evaluateSeedModelInBatches(model, "memory_horizon", 0, 5,
+                                   [](const std::vector<Sequence>&) -> std::vector<Sequence> {
+                                     throw Error("device lost");
+                                   });
+      },
+      "device", "lost");
+  expectError([&] { evaluateSeedModelInBatches(model, "sudoku", 0, 5, runAll); }, "sudoku",
+              "no targets to score");
 }
 
 }  // namespace

@@ -5,8 +5,10 @@
 
 #include <array>
 #include <cstdio>
+#include <memory>
 #include <numeric>
 #include <string>
+#include <vector>
 
 #include "core/vulkan/shaders.h"
 #include "vulkan/vulkan_test_util.h"
@@ -46,7 +48,7 @@ TEST(VulkanDevice, CopiesThroughAKernelWithTimestamps) {
   dev.upload(*src, host.data(), host.size() * sizeof(float));
   const Kernel& copy = dev.kernel("copy", shaderCode("copy"), 2, sizeof(uint32_t));
   EXPECT_EQ(&copy, &dev.kernel("copy", shaderCode("copy"), 2, sizeof(uint32_t))) << "created once";
-  Batch batch = dev.batch();
+  Batch batch = dev.batch(Timing::PerDispatch);
   batch.dispatch(copy, {src.get(), dst.get()}, &n, sizeof n, groupsFor(n, 256));
   const std::vector<double> ms = dev.run(batch);
   EXPECT_EQ(dev.download<float>(*dst, host.size()), host);
@@ -59,6 +61,98 @@ TEST(VulkanDevice, CopiesThroughAKernelWithTimestamps) {
     EXPECT_TRUE(dev.validationEnabled());
   }
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
+}
+
+// Timestamps are opt-in: an untimed batch returns no times (and records no queries).
+TEST(VulkanDevice, TimesOnlyBatchesThatAskForIt) {
+  LSRL_VULKAN_DEVICE(dev);
+  const uint32_t n = 256;
+  auto src = dev.buffer(16 * n), dst = dev.buffer(16 * n);
+  const Kernel& copy = dev.kernel("copy", shaderCode("copy"), 2, sizeof(uint32_t));
+  Batch untimed = dev.batch();
+  untimed.dispatch(copy, {src.get(), dst.get()}, &n, sizeof n, groupsFor(n, 256));
+  const uint64_t queryPools = dev.counters().queryPools;
+  EXPECT_TRUE(dev.run(untimed).empty());
+  EXPECT_EQ(dev.counters().queryPools, queryPools);
+  Batch timed = dev.batch(Timing::PerDispatch);
+  timed.dispatch(copy, {src.get(), dst.get()}, &n, sizeof n, groupsFor(n, 256));
+  EXPECT_EQ(dev.run(timed).size(), dev.info().timestampPeriodNs > 0 ? 1u : 0u);
+  EXPECT_TRUE(dev.validationErrors().empty());
+}
+
+// Two submissions in flight, each with its own staging in and out through Batch::copy
+// (the path a device with device-local-only memory takes); then the same again, which
+// reuses the frames: no new command buffers, descriptor pools or buffers.
+TEST(VulkanDevice, OverlapsSubmissionsAndReusesTheirResources) {
+  LSRL_VULKAN_DEVICE(dev);
+  const uint32_t n = 1000;  // vec4 elements
+  const size_t bytes = 16 * n;
+  const Kernel& copy = dev.kernel("copy", shaderCode("copy"), 2, sizeof(uint32_t));
+  struct Slot {
+    std::shared_ptr<Buffer> in, out, src, dst;
+  };
+  std::array<Slot, 2> slots;
+  for (Slot& s : slots) {
+    s.in = dev.stagingBuffer(bytes);
+    s.out = dev.stagingBuffer(bytes);
+    s.src = dev.buffer(bytes);
+    s.dst = dev.buffer(bytes);
+    ASSERT_NE(dev.mapped(*s.in), nullptr);
+  }
+  auto round = [&](float base) {
+    std::array<Submission, 2> inFlight;
+    for (size_t k = 0; k < 2; ++k) {
+      auto* in = static_cast<float*>(dev.mapped(*slots[k].in));
+      std::iota(in, in + 4 * n, base + 10000.0f * float(k));
+      Batch b = dev.batch();
+      b.copy(*slots[k].in, *slots[k].src, bytes);
+      b.dispatch(copy, {slots[k].src.get(), slots[k].dst.get()}, &n, sizeof n, groupsFor(n, 256));
+      b.copy(*slots[k].dst, *slots[k].out, bytes);
+      inFlight[k] = dev.submit(b);
+      EXPECT_TRUE(inFlight[k].pending());
+    }
+    for (size_t k = 0; k < 2; ++k) {
+      inFlight[k].wait();
+      EXPECT_FALSE(inFlight[k].pending());
+      const auto* out = static_cast<const float*>(dev.mapped(*slots[k].out));
+      for (uint32_t i = 0; i < 4 * n; i += 997)
+        ASSERT_EQ(out[i], base + 10000.0f * float(k) + float(i)) << "slot " << k << " at " << i;
+    }
+  };
+  round(0.5f);
+  const DeviceCounters before = dev.counters();
+  round(7.25f);
+  const DeviceCounters after = dev.counters();
+  EXPECT_EQ(after.buffers, before.buffers);
+  EXPECT_EQ(after.descriptorPools, before.descriptorPools);
+  EXPECT_EQ(after.commandBuffers, before.commandBuffers);
+  EXPECT_EQ(after.submissions, before.submissions + 2);
+  // A copy past a buffer's end is refused before anything runs.
+  Batch bad = dev.batch();
+  EXPECT_THROW(bad.copy(*slots[0].in, *slots[0].src, bytes + 4), Error);
+  EXPECT_THROW(bad.copy(*slots[0].in, *slots[0].src, 8, bytes - 4), Error);
+  EXPECT_EQ(bad.size(), 0u);
+  EXPECT_TRUE(dev.validationErrors().empty());
+}
+
+// A submission dropped without wait() is waited for by its destructor, and its frame
+// serves the next batch.
+TEST(VulkanDevice, DroppedSubmissionIsWaitedFor) {
+  LSRL_VULKAN_DEVICE(dev);
+  const uint32_t n = 64;
+  std::vector<float> host(4 * n, 3.0f);
+  auto src = dev.buffer(16 * n), dst = dev.buffer(16 * n);
+  dev.upload(*src, host.data(), 16 * n);
+  const Kernel& copy = dev.kernel("copy", shaderCode("copy"), 2, sizeof(uint32_t));
+  {
+    Batch b = dev.batch();
+    b.dispatch(copy, {src.get(), dst.get()}, &n, sizeof n, 1);
+    Submission dropped = dev.submit(b);
+  }
+  EXPECT_EQ(dev.download<float>(*dst, host.size()), host);
+  Batch empty = dev.batch();
+  EXPECT_FALSE(dev.submit(empty).pending());
+  EXPECT_TRUE(dev.validationErrors().empty());
 }
 
 TEST(VulkanDevice, MisuseIsAnErrorNamingTheProblem) {

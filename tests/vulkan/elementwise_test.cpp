@@ -126,7 +126,7 @@ TEST(VulkanElementwise, ChainsAfterAMatvecInOneSubmission) {
   auto linear = dev.buffer(rows * 6 * sizeof(float));
   auto gated = dev.buffer(rows * 3 * sizeof(float));
   dev.upload(*x, X.data(), X.size() * sizeof(float));
-  Batch work = dev.batch();
+  Batch work = dev.batch(Timing::PerDispatch);
   recordCsrMatvec(dev, work, onDevice, *x, *linear, rows);
   recordRelu(dev, work, *linear, *linear, rows * 6);
   recordMulti(dev, work, *linear, *gated, rows, 3);

@@ -1,13 +1,17 @@
 // `lsrl run --backend cpu32 | vulkan`: a compiled model in fp32 batch on the CPU runner
-// and on the Vulkan device give the same outputs; misuse is refused with the reason.
+// and on the Vulkan device give the same outputs; `lsrl model` on both backends; misuse is
+// refused with the reason.
 // (Without a device the command fails with it: VulkanDevice.WithoutADriverTheCliSaysWhyAndFails
 // covers the fresh-process case.)
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "cli/cli_test_util.h"
 #include "core/numbers/exact.h"
@@ -189,6 +193,42 @@ TEST_F(RunBackends, EverySeedModelTracesAlikeOnCpuAndVulkan) {
   }
 }
 
+// `lsrl model eval --backend vulkan` scores the CPU's samples in batches on one device: the
+// same targets, the right count within a few tokens (fp32 rounding flips an argmax only at a
+// near tie), the same count whatever --batch, and the batch and speed in the output.
+TEST_F(RunBackends, ModelEvalScoresInBatchesOnTheDevice) {
+  LSRL_VULKAN_DEVICE(dev);
+  (void)dev;
+  const Result cpu = lsrl({"model", "eval", "mingru", "--samples", "200"});
+  const Result gpu = lsrl({"model", "eval", "mingru", "--backend", "vulkan", "--samples", "200"});
+  const Result seven =
+      lsrl({"model", "eval", "mingru", "--backend", "vulkan", "--samples", "200", "--batch", "7"});
+  ASSERT_EQ(cpu.code, 0) << cpu.err;
+  ASSERT_EQ(gpu.code, 0) << gpu.err;
+  ASSERT_EQ(seven.code, 0) << seven.err;
+  const auto a = nlohmann::json::parse(cpu.out), b = nlohmann::json::parse(gpu.out),
+             c = nlohmann::json::parse(seven.out);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : b.items()) keys.push_back(key);
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"accuracy", "backend", "batch", "model", "right", "samples",
+                                      "samples_per_s", "seed", "targets", "task", "wall_s"}));
+  EXPECT_EQ(b["model"], "mingru");
+  EXPECT_EQ(b["task"], "selective_copy");
+  EXPECT_EQ(b["backend"], "vulkan");
+  EXPECT_EQ(b["samples"], 200);
+  EXPECT_EQ(b["batch"], 256);  // the default
+  EXPECT_EQ(c["batch"], 7);
+  EXPECT_FALSE(a.contains("batch"));
+  EXPECT_EQ(b["targets"], 800);  // 4 data tokens each
+  EXPECT_EQ(b["targets"], a["targets"]);
+  EXPECT_LE(std::abs(b["right"].get<int>() - a["right"].get<int>()), 2);
+  EXPECT_EQ(c["right"], b["right"]);
+  EXPECT_DOUBLE_EQ(b["accuracy"].get<double>(), b["right"].get<double>() / 800);
+  EXPECT_GT(b["samples_per_s"].get<double>(), 0);
+  EXPECT_NEAR(b["samples_per_s"].get<double>() * b["wall_s"].get<double>(), 200, 1e-6);
+}
+
 TEST_F(RunBackends, MisuseIsRefusedWithTheReason) {
   ASSERT_EQ(lsrl({"program", "more_ones", "-o", path("p.json")}).code, 0);
   write("in.json", R"({"tokens": [[1], [0], [1]]})");
@@ -202,6 +242,48 @@ TEST_F(RunBackends, MisuseIsRefusedWithTheReason) {
   EXPECT_NE(r.err.find("--trace needs"), std::string::npos) << r.err;
   r = lsrl({"run", path("p.json"), "--input", path("in.json"), "--backend", "vulkan", "--exact"});
   EXPECT_NE(r.err.find("--exact contradicts"), std::string::npos) << r.err;
+}
+
+// The benches report what the device work costs apart: `bench vulkan` the UA job's kernel
+// and host time, the buffers created after its first run (0: resident tiles) and the
+// calibrated scan choice, cached in LSRL_CACHE_DIR; `bench precision --vulkan` each row's
+// wrong answers and time in fp32 and fp64 on the device.
+TEST_F(RunBackends, BenchesReportHostKernelCalibrationAndFp64) {
+  LSRL_VULKAN_DEVICE(dev);
+  if (dev.info().timestampPeriodNs <= 0) GTEST_SKIP() << "no timestamps on " << dev.info().name;
+  const std::string cache = path("cache");
+  const char* outer = std::getenv("LSRL_CACHE_DIR");
+  const std::string saved = outer != nullptr ? outer : "";
+  ::setenv("LSRL_CACHE_DIR", cache.c_str(), 1);
+  const Result bench = lsrl({"bench", "vulkan", "--repeats", "1", "--grid", "4"});
+  if (outer != nullptr) {
+    ::setenv("LSRL_CACHE_DIR", saved.c_str(), 1);
+  } else {
+    ::unsetenv("LSRL_CACHE_DIR");
+  }
+  ASSERT_EQ(bench.code, 0) << bench.err;
+  const auto j = nlohmann::json::parse(bench.out.substr(bench.out.rfind("\n{") + 1));
+  for (const char* key : {"ua_vulkan_ms", "ua_vulkan_kernel_ms", "ua_vulkan_host_ms",
+                          "ua_vulkan_heuristic_schedule_ms", "best_scan_over_copy"})
+    EXPECT_TRUE(j.contains(key) && j[key].is_number()) << key;
+  EXPECT_EQ(j["ua_vulkan_buffers_created_after_first_run"], 0);
+  EXPECT_FALSE(j["calibration_from_cache"].get<bool>());
+  EXPECT_NE(bench.out.find("host "), std::string::npos) << bench.out;
+  EXPECT_TRUE(std::ifstream(cache + "/scan-schedules.json").good());
+
+  const Result precision = lsrl({"bench", "precision", "--programs", "more_ones", "--cases", "4",
+                                 "--vulkan", "--json", path("p.json")});
+  ASSERT_EQ(precision.code, 0) << precision.err;
+  const auto rows = nlohmann::json::parse(std::ifstream(path("p.json")))["rows"];
+  ASSERT_EQ(rows.size(), 3u);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row["vulkan_wrong"], 0) << row.dump();
+    EXPECT_TRUE(row["vulkan_ms"].is_number()) << row.dump();
+    if (dev.info().shaderFloat64) {
+      EXPECT_EQ(row["vulkan_fp64_wrong"], 0) << row.dump();
+      EXPECT_TRUE(row["vulkan_fp64_ms"].is_number()) << row.dump();
+    }
+  }
 }
 
 }  // namespace

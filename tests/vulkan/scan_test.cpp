@@ -16,6 +16,7 @@
 
 #include "core/vulkan/scan_kernels.h"
 #include "core/vulkan/shaders.h"
+#include "vulkan/scan_cases.h"
 #include "vulkan/vulkan_test_util.h"
 
 namespace lsrl::gpu {
@@ -49,62 +50,11 @@ V uniform(std::mt19937& rng, size_t n, float lo, float hi) {
                                        << cpu[worst] << " (of " << cpu.size() << ")";
 }
 
-struct PathCase {
-  ScanOptions options;
-  std::string name;
-};
-
-// Every path this device can run: the subgroup one where it has subgroups, the shared one
-// at the widths the issue names, each under both schedules, and the sequential baseline.
-std::vector<PathCase> pathsOf(const Device& dev) {
-  std::vector<PathCase> chunked;
-  if (dev.info().subgroupArithmetic) chunked.push_back({{.path = ScanPath::Subgroup}, "subgroup"});
-  for (uint32_t width : {4u, 16u, 32u, 64u})
-    chunked.push_back(
-        {{.path = ScanPath::Shared, .sharedWidth = width}, "shared" + std::to_string(width)});
-  chunked.push_back({{.path = ScanPath::Shared, .sharedWidth = 8, .stepsPerLane = 1}, "shared8x1"});
-  chunked.push_back(
-      {{.path = ScanPath::Shared, .sharedWidth = 16, .packFour = false}, "shared16x1ch"});
-  std::vector<PathCase> paths;
-  for (PathCase p : chunked) {
-    for (const ScanSchedule schedule : {ScanSchedule::ReduceThenScan, ScanSchedule::Chained}) {
-      p.options.schedule = schedule;
-      paths.push_back({p.options, p.name + " " + scanScheduleName(schedule)});
-    }
-  }
-  paths.push_back({{.path = ScanPath::Sequential}, "sequential"});
-  return paths;
-}
-
-struct DiagCase {
-  SeriesShape shape;
-  bool constantA = false;
-  bool withH0 = false;
-  float aLo = -1, aHi = 1;
-};
-
-const std::vector<DiagCase>& diagCases() {
-  static const std::vector<DiagCase> cases = {
-      {{1, 1, 1}, true, false},
-      {{1, 1, 7}, false, true},
-      {{3, 63, 5}, false, true},
-      {{2, 65, 33}, true, true, 0.9f, 1.0f},
-      {{1, 4096, 3}, false, true, 0.95f, 1.0f},
-      {{4, 257, 17}, false, false},
-      {{1, 1000, 64}, true, true, -0.99f, 0.99f},
-      {{2, 130, 1}, false, true},
-      {{5, 37, 130}, false, true, -1.0f, -0.5f},
-      // |a| slightly above 1 over a short T: the state grows, the paths must still agree.
-      {{2, 48, 9}, false, true, 1.0f, 1.05f},
-      {{1, 64, 4}, true, true, -1.04f, -1.0f},
-  };
-  return cases;
-}
-
-TransitionStrides stridesOf(const DiagCase& c) {
-  if (c.constantA) return {0, 0};
-  return {(long long)c.shape.steps * c.shape.channels, c.shape.channels};
-}
+using testing_vulkan::DiagCase;
+using testing_vulkan::diagCases;
+using testing_vulkan::PathCase;
+using testing_vulkan::pathsOf;
+using testing_vulkan::stridesOf;
 
 void checkDiagScan(Device& dev, bool complex) {
   ScanKernels scans(dev);
@@ -427,7 +377,7 @@ TEST(VulkanScan, TimesChunkedAgainstSequentialScan) {
   // The copy kernel moving the same bytes (read + write) as the yardstick.
   const uint32_t count4 = uint32_t(bytes / sizeof(float) / 4 / 2 * 2 / 2);
   auto src = dev.buffer(size_t(count4) * 16), dst = dev.buffer(size_t(count4) * 16);
-  Batch copy = dev.batch();
+  Batch copy = dev.batch(Timing::PerDispatch);
   copy.dispatch(dev.kernel("copy", shaderCode("copy"), 2, sizeof(uint32_t)), {src.get(), dst.get()},
                 &count4, sizeof count4, groupsFor(count4, 256));
   std::vector<double> copyMs;
