@@ -1,7 +1,7 @@
 // GateLoop's scan leaves (core/vulkan/gateloop_device.h), one item per state entry
 // (token, head, r, c) of the d_h × d_h heads, entries [token][head·d_h + r][c]:
 //   b = k[r]·v[c] (real, stored complex)   and, with expandA, aFull = a[r]: the transition
-// scales the key rows (recurrences.md §2.1), so every column of row r gets a[r]. With
+// scales the key rows (docs/spec/seed-models.md §2.1), so every column of row r gets a[r]. With
 // d_h = 1 the scan reads a as it is and expandA is off (aFull is never written).
 // Invocations loop grid-stride over what a capped grid does not reach.
 #version 450

@@ -15,7 +15,8 @@ namespace lsrl::cli {
 
 namespace {
 
-// The sizes the issue compares with the reference: tok2tok L=3, vec2vec n=2 m=1.
+// The sizes docs/compiler.md compares with the reference implementation: tok2tok L=3, vec2vec n=2
+// m=1.
 std::map<std::string, std::string> benchParams(const std::string& program,
                                                const std::string& variant) {
   if (program == "tok2tok") return {{"L", "3"}, {"conditional", variant}};

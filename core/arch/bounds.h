@@ -1,4 +1,4 @@
-// Interval bounds on the values of a linear-state NF model (architectures.md §2.2): for
+// Interval bounds on the values of a linear-state NF model (docs/spec/targets.md §2.2): for
 // inputs in a box and t ≤ T, the range of every state, of the F branch output and of
 // every layer output. Used for the shift's lower bound c (positivity.h) and the GRU
 // product's upper bound K (gru.h).

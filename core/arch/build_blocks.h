@@ -31,7 +31,7 @@ inline ExactMatrix diag(const ExactVector& d) {
 }
 
 // The branch padded at its end with identity layers (W = I, b = 0) to `depth` layers:
-// exact because every branch output is a ReLU output, ≥ 0 (architectures.md §1.4).
+// exact because every branch output is a ReLU output, ≥ 0 (docs/spec/targets.md §1.4).
 inline std::vector<NfReluLayer<Exact>> paddedBranch(std::vector<NfReluLayer<Exact>> br, int depth) {
   while (static_cast<int>(br.size()) < depth) {
     const int w = br.back().W.rows();
@@ -72,7 +72,7 @@ inline NfReluLayer<Exact> sideBySide(const PaddedBranches& p, int k, bool gated)
 
 // Gate-stacked weights (`gates` blocks of H rows, as in nn.GRU / nn.LSTM) padded to
 // blocks of Hmax rows and to `cols` columns with zeros: the padded units of a stacked
-// module (architectures.md §3.3).
+// module (docs/spec/targets.md §3.3).
 inline ExactMatrix padGateRows(const ExactMatrix& W, int gates, int H, int Hmax, int cols) {
   std::vector<ExactMatrix::Entry> e;
   for (const auto& x : W.entries()) e.push_back({(x.row / H) * Hmax + x.row % H, x.col, x.value});

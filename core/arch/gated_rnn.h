@@ -62,7 +62,7 @@ void validate(const Model& m, const std::string& kind, int gates, CheckLayer che
   }
 }
 
-// Every layer padded to the largest hidden size with all-zero units (architectures.md
+// Every layer padded to the largest hidden size with all-zero units (docs/spec/targets.md
 // §3.3): gate blocks of the weights and biases, and every initial state in `states`.
 template <class Model>
 Model stacked(const Model& model, int gates,

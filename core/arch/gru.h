@@ -1,4 +1,4 @@
-// GRU target (architectures.md §3): PyTorch nn.GRU layout (gate order r, z, n, reset
+// GRU target (docs/spec/targets.md §3): PyTorch nn.GRU layout (gate order r, z, n, reset
 // after the matmul) with sigmoid and tanh replaced by ReLU, built from a ReLU-state NF
 // model (positivity split or shift first). Per NF layer: one state layer, L MLP layers
 // and, for gated layers, a product layer that outputs [acc_t; acc_{t−1}] with

@@ -1,4 +1,4 @@
-// Hawk target (architectures.md §5): recurrentgemma-style residual blocks (recurrent
+// Hawk target (docs/spec/targets.md §5): recurrentgemma-style residual blocks (recurrent
 // block + gated MLP block) with every sigmoid and GeLU replaced by ReLU, RMSNorm omitted,
 // built from a linear-state NF model. The RG-LRU only passes values through (decay base
 // ReLU(Λ) = 0, r = 1, so α = 0); each LinState lives in the depthwise Conv1D, one channel

@@ -1,4 +1,4 @@
-// Target models as weight files (architectures.md §8): a TargetModel's tensors and "lsrl"
+// Target models as weight files (docs/spec/targets.md §8): a TargetModel's tensors and "lsrl"
 // metadata as a TensorFile (for core/io/safetensors.h or npz.h), and such a file read
 // back as a runnable float64 model of the same target. Export then import gives
 // bit-identical float64 outputs (FloatTargetModel in targets.h).

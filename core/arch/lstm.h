@@ -1,4 +1,4 @@
-// LSTM target (architectures.md §4): PyTorch nn.LSTM layout (gate order i, f, g, o) with
+// LSTM target (docs/spec/targets.md §4): PyTorch nn.LSTM layout (gate order i, f, g, o) with
 // every sigmoid and tanh replaced by ReLU, built from a ReLU-state NF model. Per NF
 // layer: one state layer, then L − 1 MLP layers and one layer that computes the last MLP
 // layer of both branches and their product (gated), or L MLP layers (ungated): L + 1

@@ -176,7 +176,7 @@ std::vector<NodeId> pathNodes(const Graph& path) {
 }
 
 // ---------------------------------------------------------------------------------
-// Path → NF (architectures.md §1.3)
+// Path → NF (docs/spec/targets.md §1.3)
 
 namespace {
 

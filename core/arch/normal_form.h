@@ -1,4 +1,4 @@
-// The gated layer normal form (NF) of architectures.md §1: a stack of recurrent
+// The gated layer normal form (NF) of docs/spec/targets.md §1: a stack of recurrent
 // layers, each a state update followed by one (ungated) or two (gated) ReLU MLPs whose
 // outputs are multiplied, plus an affine readout. It is the common intermediate from
 // which every target architecture is built.
@@ -115,7 +115,7 @@ struct NfModel {
 };
 
 // Compiles a path graph (Input, then a chain of Linear / ReLU / LinState / Multi;
-// single-input Concats are skipped) into NF, following architectures.md §1.3. Every
+// single-input Concats are skipped) into NF, following docs/spec/targets.md §1.3. Every
 // state update is linear. Throws lsrl::Error naming the node if the graph is not such
 // a path.
 NfModel<Exact> compileNormalForm(const Graph& path);

@@ -1,4 +1,4 @@
-// Making states non-negative (architectures.md §2): a linear-state NF becomes a
+// Making states non-negative (docs/spec/targets.md §2): a linear-state NF becomes a
 // ReLU-state NF that computes the same outputs, so a Gated Linear RNN becomes a Gated
 // RNN and a Linear RNN a classic RNN.
 #pragma once

@@ -1,4 +1,4 @@
-// Target architectures built from a path graph (architectures.md §1.2, §2–§5, §8).
+// Target architectures built from a path graph (docs/spec/targets.md §1.2, §2–§5, §8).
 //
 //   TargetModel m = buildTarget(pathGraph, Target::Lstm);
 //   auto outputs = m.run(exactTokens);        // exact forward pass

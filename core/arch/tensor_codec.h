@@ -1,4 +1,4 @@
-// Named tensors of the target models (architectures.md §8) in both directions: exact
+// Named tensors of the target models (docs/spec/targets.md §8) in both directions: exact
 // weights to float64 core/io Tensors for export, and Tensors back to float64 weights for
 // import, with every name and shape checked.
 #pragma once

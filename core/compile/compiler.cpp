@@ -74,11 +74,27 @@ CompileResult compile(const Graph& program, const CompileOptions& options) {
   return compileWith(program, options, sc);
 }
 
+std::vector<CompileRule> compileRules() {
+  std::vector<CompileRule> out;
+  auto add = [&](const compiler::RuleIdentity& r, const char* kind) {
+    out.push_back({std::string(r.name()), std::string(r.explanation()), kind, r.benefit()});
+  };
+  for (const auto& r : compiler::foldRules<double>()) add(*r, "fold");
+  for (const auto& r : compiler::debranchRules<double>()) add(*r, "debranch");
+  out.push_back({std::string(compiler::kCompactRule), std::string(compiler::kCompactExplanation),
+                 "optimize", 0});
+  return out;
+}
+
+std::optional<CompileRule> compileRule(std::string_view id) {
+  for (CompileRule& r : compileRules())
+    if (r.id == id) return std::move(r);
+  return std::nullopt;
+}
+
 std::vector<std::string> compileRuleNames() {
   std::vector<std::string> out;
-  for (const auto& r : compiler::foldRules<double>()) out.emplace_back(r->name());
-  for (const auto& r : compiler::debranchRules<double>()) out.emplace_back(r->name());
-  out.emplace_back(compiler::kCompactRule);
+  for (CompileRule& r : compileRules()) out.push_back(std::move(r.id));
   return out;
 }
 

@@ -1,6 +1,6 @@
-// The LSRL compiler (lsrl.md §3): folds and debranches a program's DAG, one recorded step
-// at a time, until it is a path of Linear / ReLU / LinState / Multi nodes after the
-// Input, in exact arithmetic (the program's field Q(cos 2π/N)) or in float64.
+// The LSRL compiler (docs/spec/compiler.md): folds and debranches a program's DAG, one recorded
+// step at a time, until it is a path of Linear / ReLU / LinState / Multi nodes after the Input, in
+// exact arithmetic (the program's field Q(cos 2π/N)) or in float64.
 //
 //   CompileResult r = compile(program, {.backend = Backend::Exact});
 //   Executor<Exact> ex(r.path);   // the same outputs as the program
@@ -113,10 +113,26 @@ struct CompileResult {
 
 CompileResult compile(const Graph& program, const CompileOptions& options = {});
 
-// Every rule name, folds first, then debranch cases in the order they are tried.
+// A compiler rule as it describes itself: its id (what steps record, what
+// CompileOptions::disabledRules takes), what it does in one sentence, its kind ("fold",
+// "debranch" or "optimize") and its benefit (of the matching rules of a kind, the highest
+// fires).
+struct CompileRule {
+  std::string id;
+  std::string explanation;
+  std::string kind;
+  int benefit = 0;
+};
+
+// Every rule: folds first, then debranch cases in the order they are tried, then the size
+// optimisation.
+std::vector<CompileRule> compileRules();
+// The rule with this id, if there is one.
+std::optional<CompileRule> compileRule(std::string_view id);
+// compileRules()' ids.
 std::vector<std::string> compileRuleNames();
 
-// Sizes of a path (or any) graph, as the issue defines them.
+// Sizes of a path (or any) graph, as docs/compiler.md defines them.
 struct GraphSize {
   int layers = 0;                // non-Input nodes
   long long stateDim = 0;        // Σ widths of LinState nodes

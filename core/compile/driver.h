@@ -28,10 +28,10 @@ std::vector<std::unique_ptr<FoldRule<S>>> foldRules() {
   r.push_back(std::make_unique<FoldReluRelu<S>>());
   r.push_back(std::make_unique<FoldLinearLinState<S>>());
   r.push_back(std::make_unique<FoldConcatDuplicate<S>>());
-  return r;
+  return byBenefit(std::move(r));
 }
 
-// In the order they are tried (lsrl.md §3).
+// In the order they are tried: by benefit (docs/spec/compiler.md §2).
 template <class S>
 std::vector<std::unique_ptr<DebranchRule<S>>> debranchRules() {
   std::vector<std::unique_ptr<DebranchRule<S>>> r;
@@ -49,7 +49,7 @@ std::vector<std::unique_ptr<DebranchRule<S>>> debranchRules() {
   r.push_back(std::make_unique<BypassConcatsLinear<S>>());
   r.push_back(std::make_unique<BypassConcatsRelu<S>>());
   r.push_back(std::make_unique<BypassMixed<S>>());
-  return r;
+  return byBenefit(std::move(r));
 }
 
 struct DriverOptions {
@@ -62,8 +62,10 @@ struct DriverOptions {
   bool foldOnly = false;                          // see CompileOptions::foldOnly
 };
 
-// The name under which the size optimisation (optimize.h) is recorded.
+// The name under which the size optimisation (optimize.h) is recorded, and what it does.
 inline constexpr std::string_view kCompactRule = "O1 compact";
+inline constexpr std::string_view kCompactExplanation =
+    "size optimisation: equal values merged, dead dimensions and identity Linears removed";
 
 struct DriverOutcome {
   std::vector<Step> steps;

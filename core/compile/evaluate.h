@@ -1,6 +1,6 @@
-// A plain sparse evaluator of the compiler's IR (ForEach semantics, lsrl.md §1), in the
-// IR's backend and without the CPU executor's size limits: the reference against which
-// compiled paths of any size are checked (tests), not a fast runtime.
+// A plain sparse evaluator of the compiler's IR (ForEach semantics, docs/spec/language.md §1), in
+// the IR's backend and without the CPU executor's size limits: the reference against which compiled
+// paths of any size are checked (tests), not a fast runtime.
 #pragma once
 
 #include <vector>

@@ -1,4 +1,4 @@
-// The compiler's rewriting IR (lsrl.md §3): a DAG of Linear / ReLU / LinState / Concat /
+// The compiler's rewriting IR (docs/spec/compiler.md): a DAG of Linear / ReLU / LinState / Concat /
 // Multi / Input nodes with sparse matrices in one scalar backend, edited in place by the
 // fold and debranch rules.
 //
@@ -448,7 +448,7 @@ std::vector<S> concatVectors(const std::vector<const std::vector<S>*>& parts) {
   return out;
 }
 
-// f_relu_identity(x) = [I, −I]·Concat([ReLU(x), ReLU(−x)]) (lsrl.md §2), built in the
+// f_relu_identity(x) = [I, −I]·Concat([ReLU(x), ReLU(−x)]) (docs/spec/language.md §2), built in the
 // same shape as the sugar: Linear(−I), two ReLUs, a Concat and the final Linear.
 template <class S>
 NodeId addReluIdentity(CGraph<S>& g, NodeId x) {

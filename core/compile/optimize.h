@@ -1,4 +1,4 @@
-// The compiler's size optimisation (issue: exactness-preserving passes, recorded as
+// The compiler's size optimisation (exactness-preserving passes, recorded as
 // steps): one "O1 compact" rewrite of the whole graph that
 //  - reads every equal component once: a Linear or LinState input column is moved to the
 //    first component of its input with the same value (values.h), and constant

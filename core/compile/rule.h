@@ -3,6 +3,7 @@
 // which one fires and records the step.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -12,25 +13,41 @@
 
 namespace lsrl::compiler {
 
-// A fold rule looks at one node and its predecessor (lsrl.md §3, F1–F4).
-template <class S>
-class FoldRule {
+// What every rule carries beside its logic: its id (the name steps record and
+// --disable-rule takes), one sentence saying what it does (the player shows it), and its
+// benefit: of the rules that match, the one with the highest benefit fires
+// (docs/spec/compiler.md §2).
+class RuleIdentity {
  public:
-  virtual ~FoldRule() = default;
+  virtual ~RuleIdentity() = default;
   virtual std::string_view name() const = 0;
+  virtual std::string_view explanation() const = 0;
+  virtual int benefit() const = 0;
+};
+
+// A fold rule looks at one node and its predecessor (docs/compiler.md, F1–F4).
+template <class S>
+class FoldRule : public RuleIdentity {
+ public:
   virtual bool match(const CGraph<S>& g, NodeId n) const = 0;
   virtual void rewrite(CGraph<S>& g, NodeId n) const = 0;
 };
 
 // A debranch rule looks at a branch node and its distinct successors (ascending ids).
 template <class S>
-class DebranchRule {
+class DebranchRule : public RuleIdentity {
  public:
-  virtual ~DebranchRule() = default;
-  virtual std::string_view name() const = 0;
   virtual bool match(const CGraph<S>& g, NodeId branch, const std::vector<NodeId>& succs) const = 0;
   virtual void rewrite(CGraph<S>& g, NodeId branch, const std::vector<NodeId>& succs) const = 0;
 };
+
+// Rules in the order they are tried: highest benefit first, ties in the given order.
+template <class Rule>
+std::vector<std::unique_ptr<Rule>> byBenefit(std::vector<std::unique_ptr<Rule>> rules) {
+  std::stable_sort(rules.begin(), rules.end(),
+                   [](const auto& a, const auto& b) { return a->benefit() > b->benefit(); });
+  return rules;
+}
 
 // ---- small predicates shared by the rules ----
 template <class S>

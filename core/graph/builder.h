@@ -1,5 +1,5 @@
 // The C++ builder API: a Var is a node of a Graph, with the operators of the
-// paper's Python API. Every operator creates fresh nodes, exactly as lsrl.md §2
+// paper's Python API. Every operator creates fresh nodes, exactly as docs/spec/language.md §2
 // lowers them (node counts are compared with the reference implementation):
 //   x + y, x - y  -> Concat([x, y]) + Linear([I, ±I])
 //   x + c, x - c, c + x -> Linear(I, ±c·1);   c - x -> Linear(-I, c·1)

@@ -1,4 +1,4 @@
-// The LSRL intermediate representation: a DAG of the six primitives (lsrl.md §1).
+// The LSRL intermediate representation: a DAG of the six primitives (docs/spec/language.md §1).
 //
 // Node ids are creation order and never reused; they are saved in files, and every
 // topological order in the project is Kahn's algorithm taking the smallest id first,

@@ -1,5 +1,5 @@
 // Summary figures of a program graph, as `lsrl info` reports them and as the node
-// count table of ua-programs.md counts them (Slice as its own op; only the nodes
+// count table of docs/spec/ua-programs.md counts them (Slice as its own op; only the nodes
 // that reach the output).
 #pragma once
 

@@ -1,4 +1,4 @@
-// The sugar library (lsrl.md §2). Every sub-expression is its own statement: C++
+// The sugar library (docs/spec/language.md §2). Every sub-expression is its own statement: C++
 // leaves the evaluation order of operands unspecified, and the creation order of
 // nodes (their ids) must follow the reference implementation's left-to-right order.
 #include "core/graph/sugar.h"

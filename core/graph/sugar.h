@@ -1,4 +1,4 @@
-// The sugar library of lsrl.md §2, with the reference implementation's names,
+// The sugar library of docs/spec/language.md §2, with the reference implementation's names,
 // parameters and lowering order (node counts must match it exactly). Each function
 // records itself as a named Group over the primitives it creates, with its
 // parameters as scalar-grammar strings.

@@ -1,4 +1,4 @@
-// GateLoop as a seed model (recurrences.md §2.8): token embedding → layers of
+// GateLoop as a seed model (docs/spec/seed-models.md §2.8): token embedding → layers of
 // [time mixing: the GateLoop operator of gateloop_modes.h on q, k, v, a projected from
 // the layer's input, real part returned] and [channel mixing: a position-wise FFN], each
 // pre-LayerNormed with a skip connection → final LayerNorm → linear head (logits).

@@ -1,4 +1,4 @@
-// The GateLoop operator (recurrences.md §2.1–2.6), float64 with std::complex: the
+// The GateLoop operator (docs/spec/seed-models.md §2.1–2.6), float64 with std::complex: the
 // data-controlled transition a_n = f(γ_pre) · exp(i g(θ_pre)) (§2.2) and the three ways
 // of computing one layer's linear recurrence, which agree to rounding:
 //   recurrent           H_n = diag(a_n) H_{n−1} + k_n v_nᵀ, y_n = H_nᵀ q_n       (§2.1, O(l))

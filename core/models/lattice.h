@@ -1,4 +1,4 @@
-// Lattice (recurrences.md §1): a multi-head Orthogonal State Recurrence layer as a seed
+// Lattice (docs/spec/seed-models.md §1): a multi-head Orthogonal State Recurrence layer as a seed
 // model. Per head h and token x_t (projected input, the default):
 //   k_t = act(W_k x_t + b_k) ∈ R^m,  v_t = act(W_v x_t + b_v) ∈ R^d,  q_t = act(W_q x_t + b_q)
 //   γ_t = σ(w_γᵀ x_t + b_γ) (or a constant),  μ_t = a constant (or σ(w_μᵀ x_t + b_μ))

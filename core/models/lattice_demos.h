@@ -1,4 +1,4 @@
-// The small geometric inputs of recurrences.md §5.1 for the Lattice explorer, as token
+// The small geometric inputs of docs/models.md for the Lattice explorer, as token
 // streams (k_t, v_t, q_t, γ_t, μ_t) for one head. With d = 3 the slots and the values are
 // points on the unit sphere that the explorer draws directly (no PCA).
 //

@@ -1,4 +1,4 @@
-// One token of Lattice's Orthogonal State Recurrence (recurrences.md §1), float64, one
+// One token of Lattice's Orthogonal State Recurrence (docs/spec/seed-models.md §1), float64, one
 // head: the update every form of §1.4–1.6 shares, with the diagnostics the explorer
 // draws (§5.1). The model (lattice.h) runs it per head and token; a Vulkan twin mirrors
 // latticeStep (§1.10).

@@ -1,4 +1,4 @@
-// The looped transformer with timestep encoding (TMLT, looped-transformer.md) as a seed
+// The looped transformer with timestep encoding (TMLT, docs/spec/seed-models.md) as a seed
 // model: one block (looped_block.h) applied r times with the same weights, its branches
 // scaled per loop by α(t), γ(t) from the timestep encoding (timestep_encoding.h), and an
 // affine read-out L_2 applied after every loop (§1.4):

@@ -1,4 +1,4 @@
-// One block of the looped transformer (looped-transformer.md §1.2–1.3), float64: pre-norm
+// One block of the looped transformer (docs/spec/seed-models.md §T1.2–1.3), float64: pre-norm
 // multi-head attention and MLP, each branch gated per channel by the loop's timestep
 // scales (the TMLT "adaLN-Zero" form):
 //

@@ -1,4 +1,4 @@
-// Input generators for the looped transformer (looped-transformer.md §4.1 at small sizes,
+// Input generators for the looped transformer (docs/spec/seed-models.md §T4.1 at small sizes,
 // plus the §5/§6.2 demos): each draws one sequence, deterministic per seed, as rows of
 // `width` features (the model's d; unused channels are 0), with per-token targets and a
 // readable text.

@@ -1,4 +1,4 @@
-// The Memory Horizon synthetic task of GateLoop (recurrences.md §2.9) and the two toy
+// The Memory Horizon synthetic task of GateLoop (docs/spec/seed-models.md §2.9) and the two toy
 // streams of §5.2, as seeded generators of token ids plus targets.
 //
 // Tokens: the numbers 0..maxNumber are their own ids; the reset token is maxNumber + 1.

@@ -1,4 +1,4 @@
-// What the minGRU and minLSTM seed models share (recurrences.md §3.6): the config, the
+// What the minGRU and minLSTM seed models share (docs/spec/seed-models.md §3.6): the config, the
 // weights, the block around the cell, traces and tasks. The cells themselves (their gate
 // Linears and gate arithmetic) are in mingru.h and minlstm.h; the recurrence's three
 // modes in min_rnn_scan.h.

@@ -1,7 +1,7 @@
-// The recurrence minGRU and minLSTM share (recurrences.md §3.2–3.4), float64: one layer is
-// h_t = a_t ⊙ h_{t−1} + w_t ⊙ h̃_t with a_t + w_t = 1 elementwise, i.e. the linear
-// recurrence h_t = a_t ⊙ h_{t−1} + b_t with a_t, b_t known in advance. Three modes that
-// agree to rounding (the acceptance property, 1e-10 in float64):
+// The recurrence minGRU and minLSTM share (docs/spec/seed-models.md §3.2–3.4), float64: one layer
+// is h_t = a_t ⊙ h_{t−1} + w_t ⊙ h̃_t with a_t + w_t = 1 elementwise, i.e. the linear recurrence h_t
+// = a_t ⊙ h_{t−1} + b_t with a_t, b_t known in advance. Three modes that agree to rounding (the
+// acceptance property, 1e-10 in float64):
 //   sequential   the loop, one step at a time (inference)
 //   parallel     an associative scan (Blelloch) over leaves (a_t, b_t) with
 //                (a₁, b₁) • (a₂, b₂) = (a₁a₂, a₂b₁ + b₂), b_0 := h_0            (§3.2)

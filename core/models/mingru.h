@@ -1,4 +1,4 @@
-// minGRU (recurrences.md §3.2, "Were RNNs All We Needed?"): gates and candidate read the
+// minGRU (docs/spec/seed-models.md §3.2, "Were RNNs All We Needed?"): gates and candidate read the
 // token only, so a layer is the linear recurrence of min_rnn_scan.h:
 //   z_t = σ(k_t),  k_t = Linear_z(x_t)          update gate
 //   ĥ_t = Linear_h(x_t)                          candidate pre-activation (no tanh)

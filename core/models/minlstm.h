@@ -1,4 +1,4 @@
-// minLSTM (recurrences.md §3.3): forget and input gates from the token only, normalised
+// minLSTM (docs/spec/seed-models.md §3.3): forget and input gates from the token only, normalised
 // to sum to 1, so a layer is the linear recurrence of min_rnn_scan.h:
 //   f_t = σ(p_t), p_t = Linear_f(x_t);   i_t = σ(k_t), k_t = Linear_i(x_t)
 //   f'_t = f_t / (f_t + i_t),  i'_t = i_t / (f_t + i_t)            (f' + i' = 1)

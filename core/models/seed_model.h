@@ -29,8 +29,9 @@ class SeedModel {
   // them). Throws lsrl::Error for a token of the wrong width.
   virtual Sequence run(const Sequence& input, Trace* trace = nullptr) const = 0;
 
-  // The synthetic tasks this model knows (specs: recurrences.md, looped-transformer.md);
-  // the first is its default. taskInput draws one input sequence for a task.
+  // The synthetic tasks this model knows (specs: docs/spec/seed-models.md,
+  // docs/spec/seed-models.md); the first is its default. taskInput draws one input sequence for a
+  // task.
   virtual std::vector<std::string> tasks() const = 0;
   virtual Sequence taskInput(const std::string& task, uint64_t seed) const = 0;
 };

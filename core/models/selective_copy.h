@@ -1,4 +1,4 @@
-// The selective-copying task of minGRU/minLSTM (recurrences.md §3.6, §5.3 "Synthetic
+// The selective-copying task of minGRU/minLSTM (docs/spec/seed-models.md §3.6, §5.3 "Synthetic
 // inputs") and the "hold" toy, as seeded generators of token ids plus targets.
 //
 // Tokens [E] (the spec gives only "vocabulary 16"): ids 0..vocabulary−1, where 0 is the

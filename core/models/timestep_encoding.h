@@ -1,4 +1,4 @@
-// The timestep encoding of the TMLT (looped-transformer.md §2): the loop index t becomes
+// The timestep encoding of the TMLT (docs/spec/seed-models.md §T2): the loop index t becomes
 // the per-loop scales α_1, α_2, γ_1, γ_2 of the block (looped_block.h), independent of the
 // input sequence:
 //

@@ -1,5 +1,5 @@
 // The five variants of a conditional assignment in the paper's programs
-// (ua-programs.md, "Notation"), and the helper that builds one conditional site.
+// (docs/spec/ua-programs.md, "Notation"), and the helper that builds one conditional site.
 #pragma once
 
 #include <functional>

@@ -1,4 +1,4 @@
-// "More ones or zeros" (paper Fig. 1, ua-programs.md §A): input width 1, tokens in
+// "More ones or zeros" (paper Fig. 1, docs/spec/ua-programs.md §3): input width 1, tokens in
 // {0, 1}; the output at step t is 1 if the prefix has more ones than zeros, else 0.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Prompt builders, validity checks and expected answers for the paper's programs
-// (ua-programs.md §B, §C), plus seeded test data. Sequences are [token][feature], the
+// (docs/spec/ua-programs.md §4, §C), plus seeded test data. Sequences are [token][feature], the
 // same layout as core/io/sequence_file.h.
 #pragma once
 
@@ -50,7 +50,7 @@ ExactSequence vec2vecInput(const std::vector<double>& x, int n, int m, int N,
 
 // Every coordinate in (1/μ, 1] and at least 1/μ from every interior cell wall k/N
 // (0 < k < N). Within 1/μ of a wall the construction may answer with another cell's
-// value or 0 (ua-programs.md §B).
+// value or 0 (docs/spec/ua-programs.md §4).
 bool queryIsValid(const ExactVector& x, int N, const Exact& mu);
 bool queryIsValid(const std::vector<double>& x, int N, const Exact& mu);
 // The cell that holds x (half-open (ℓ, ℓ+1/N] per coordinate); x must be in (0, 1]^n.

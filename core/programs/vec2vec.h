@@ -1,4 +1,4 @@
-// Continuous functions f: [0,1]^n -> R^m (paper Lst. 1, ua-programs.md §B).
+// Continuous functions f: [0,1]^n -> R^m (paper Lst. 1, docs/spec/ua-programs.md §4).
 // Input width 1+n+m. The first token is the query [x; 0 (m+1)], then one token per
 // cell [1/N, lower corner (n), f(centre) (m)]; the output at the last step is f at the
 // centre of the cell that holds x (see prompts.h for the prompt builders).

@@ -1,4 +1,4 @@
-// CPU executors of LSRL programs with ForEach semantics (lsrl.md §1): reset every
+// CPU executors of LSRL programs with ForEach semantics (docs/spec/language.md §1): reset every
 // LinState to its init_state, then for each token evaluate the program's nodes in
 // Graph::topologicalOrder() and emit the output node's value. A LinState's value at
 // step t is its state after the update s_t = A·s_{t−1} + B·x_t + bias.

@@ -1,4 +1,4 @@
-// The compiled evaluation plan of an LSRL program (lsrl.md §1): built once from a
+// The compiled evaluation plan of an LSRL program (docs/spec/language.md §1): built once from a
 // Graph, immutable afterwards, shared by every executor and thread that runs it.
 //
 // Every program node's value lives in one flat value buffer, described by a list of

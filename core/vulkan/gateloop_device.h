@@ -2,7 +2,7 @@
 // GateLoop operator on the device, one submission per layer over the whole batch:
 //   1. shaders/gateloop_leaves.comp: the scan leaves per state entry (b, t, head, r, c),
 //      B = k[r]·v[c] and, for d_h > 1, a[r] expanded over the columns (a scales the key
-//      rows, recurrences.md §2.1; with d_h = 1 the scan reads a as it is);
+//      rows, docs/spec/seed-models.md §2.1; with d_h = 1 the scan reads a as it is);
 //   2. the complex diagonal scan of scan_kernels.h over time, every entry of every head's
 //      d_h × d_h state a channel (full strides: a varies with b and t), from H_0;
 //   3. shaders/gateloop_readout.comp: y_t = H_tᵀ q_t per head.

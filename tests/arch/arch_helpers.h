@@ -85,7 +85,7 @@ inline void expectTargetMatches(const Graph& g, Target target, const ExactSequen
   }
 }
 
-// Two LinStates, ReLUs and a Multi with signed halves (the shape of architectures.md
+// Two LinStates, ReLUs and a Multi with signed halves (the shape of docs/spec/targets.md
 // §1.3's example): a path every target family builds.
 inline Graph pathWithMulti() {
   Graph g;

@@ -1,4 +1,4 @@
-// GRU, LSTM and Hawk (architectures.md §3–§5): layer counts and roles, the bounds they
+// GRU, LSTM and Hawk (docs/spec/targets.md §3–§5): layer counts and roles, the bounds they
 // need, unequal branch depths (§1.4), Hawk's conv window, tensors and metadata (§8), and
 // negative controls showing that the comparisons can fail.
 #include <gtest/gtest.h>

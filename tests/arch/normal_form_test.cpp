@@ -1,4 +1,4 @@
-// Path graph → gated layer normal form (architectures.md §1.3), and the NF-family
+// Path graph → gated layer normal form (docs/spec/targets.md §1.3), and the NF-family
 // targets (§1.2, §2.1) against the path itself, exactly and in float64.
 #include "core/arch/normal_form.h"
 

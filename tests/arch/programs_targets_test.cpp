@@ -5,7 +5,7 @@
 // may differ from the exact program: that is the paper's point about large constants).
 //
 // Float64 is not checked for models that use a shift c or a GRU bound K beyond 2^20:
-// they lose about eps · max(c, K) of absolute accuracy (architectures.md §2.2), and the
+// they lose about eps · max(c, K) of absolute accuracy (docs/spec/targets.md §2.2), and the
 // interval bounds of these programs (λ = 1e10) reach 1e17–1e79, which leaves no correct
 // digit. They are checked exactly; the printed line reports their float64 error.
 #include <gtest/gtest.h>
@@ -36,7 +36,7 @@ constexpr double kFloatTolerance = 1e-9;        // relative to max(1, |value|)
 constexpr double kLargestFloatBound = 1 << 20;  // see above
 
 // The largest shift c or GRU bound K the model uses (0 without): float64 loses about
-// eps · that much absolute accuracy (architectures.md §2.2).
+// eps · that much absolute accuracy (docs/spec/targets.md §2.2).
 double largestBound(const TargetModel& m) {
   double out = 0;
   for (const ExactVector& c : m.shiftC) {

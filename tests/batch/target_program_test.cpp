@@ -68,7 +68,7 @@ TEST(TargetProgram, EveryTargetRunsInFp32LikeItsFloat64ForwardPass) {
     EXPECT_EQ(p.inputWidth, model.inputDim());
     EXPECT_EQ(p.outputWidth, model.outputDim());
     // The shift adds c to a state and takes it off again after the ReLU: what is left has
-    // lost about eps·c (architectures.md §2.2) — in fp32, eps = 6e-8.
+    // lost about eps·c (docs/spec/targets.md §2.2) — in fp32, eps = 6e-8.
     double shift = 0;
     for (const ExactVector& v : built.shiftC)
       for (const Exact& x : v) shift = std::max(shift, std::fabs(x.toDouble()));

@@ -1,4 +1,4 @@
-// `lsrl run` as a stream (issue 18): rows are written as computed, the output is byte for
+// `lsrl run` as a stream: rows are written as computed, the output is byte for
 // byte the whole-batch run's (the --trace path still runs whole), memory does not grow
 // with the run, and progress goes to stderr on a terminal or with --progress.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The looped transformer of looped-transformer.md §6.1 (d = 2, N = 2, one head of size 2,
+// The looped transformer of docs/spec/seed-models.md §T6.1 (d = 2, N = 2, one head of size 2,
 // r = 2 loops, ReLU, eps = 0) with its weights and input E, and small helpers to read
 // trace arrays: shared by the CPU reference's test vectors (tests/models) and the Vulkan
 // twin's (tests/vulkan).

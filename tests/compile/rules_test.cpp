@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
 
 #include "compile/compile_test_util.h"
@@ -232,6 +235,33 @@ TEST(Compiler, EveryRuleHasACase) {
   for (const std::string& name : compileRuleNames()) {
     EXPECT_NE(std::find(covered.begin(), covered.end(), name), covered.end()) << name;
   }
+}
+
+// Every rule describes itself: a unique id, a sentence, its kind; within a kind the
+// benefits decide the order rules are tried in, so they are distinct and the list comes
+// highest first; compileRule finds each by id and nothing else.
+TEST(Compiler, EveryRuleCarriesItsIdExplanationAndBenefit) {
+  const std::vector<CompileRule> rules = compileRules();
+  ASSERT_EQ(rules.size(), 19u);
+  std::set<std::string> ids;
+  std::map<std::string, int> lastBenefit;
+  for (const CompileRule& r : rules) {
+    EXPECT_TRUE(ids.insert(r.id).second) << "duplicate id " << r.id;
+    EXPECT_GE(r.explanation.size(), 20u) << r.id;
+    EXPECT_TRUE(r.kind == "fold" || r.kind == "debranch" || r.kind == "optimize") << r.id;
+    if (auto it = lastBenefit.find(r.kind); it != lastBenefit.end()) {
+      EXPECT_LT(r.benefit, it->second) << r.id << " is tried after a rule of lower benefit";
+    }
+    lastBenefit[r.kind] = r.benefit;
+    const std::optional<CompileRule> found = compileRule(r.id);
+    ASSERT_TRUE(found.has_value()) << r.id;
+    EXPECT_EQ(found->explanation, r.explanation);
+  }
+  EXPECT_EQ(rules.front().id, "F1 fold Linear-Linear");
+  EXPECT_EQ(rules[4].id, "1A only Multi");  // the first debranch case
+  EXPECT_EQ(rules.back().id, "O1 compact");
+  EXPECT_FALSE(compileRule("5C no such rule").has_value());
+  EXPECT_EQ(compileRuleNames().size(), rules.size());
 }
 
 TEST(Compiler, UnsupportedCombinationNamesTheNodeTypes) {

@@ -1,4 +1,4 @@
-// The sugar library's lowering (lsrl.md §2): which primitives each function creates,
+// The sugar library's lowering (docs/spec/language.md §2): which primitives each function creates,
 // in which order, with which matrices, and how it records itself as a group.
 #include "core/graph/sugar.h"
 
@@ -383,7 +383,7 @@ TEST(Sugar, IfElseStepLowering) {
   EXPECT_EQ(f.g.node(first).A, ExactMatrix::identity(1, Exact(-1)));
   EXPECT_EQ(f.g.node(first).b, ExactVector{Exact::rational(1, 2)});
 
-  // Both: ((T1 + T2) − T3) − T4 as lsrl.md writes it.
+  // Both: ((T1 + T2) − T3) − T4 as docs/spec/language.md writes it.
   first = f.next();
   f_ifelse_step(c, Operand(t), Operand(t));
   EXPECT_EQ(opsFrom(f.g, first),

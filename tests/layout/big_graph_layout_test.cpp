@@ -1,4 +1,4 @@
-// Graphs too big for dot and for drawing in full (issue 18): the layered layout places
+// Graphs too big for dot and for drawing in full: the layered layout places
 // any size in linear time, full_layout keeps dot to graphs it lays out in seconds and
 // survives dot failing, limitForDrawing cuts what the explorer draws to what it can
 // paint. The big shapes are the explorer's crash reproducers (docs/graph-format.md).

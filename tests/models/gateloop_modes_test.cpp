@@ -1,5 +1,5 @@
 // The GateLoop operator (core/models/gateloop_modes.h): the spec's test vectors G1 and G2
-// (recurrences.md §6.2) in every mode, and the property of §6.4: recurrent = scan (any
+// (docs/spec/seed-models.md §6.2) in every mode, and the property of §6.4: recurrent = scan (any
 // tree shape) = log-domain surrogate attention for random inputs, with |a| < 1.
 #include "core/models/gateloop_modes.h"
 

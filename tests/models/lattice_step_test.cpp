@@ -1,5 +1,5 @@
 // Lattice's single step and recurrence (core/models/lattice_step.h): the test vectors of
-// recurrences.md §6.1 (L1–L6), the NOSR properties of §6.4, and the forms of §1.6 and
+// docs/spec/seed-models.md §6.1 (L1–L6), the NOSR properties of §6.4, and the forms of §1.6 and
 // the chunked approximation of §1.7 against each other and against their matrix formulas.
 #include "core/models/lattice_step.h"
 

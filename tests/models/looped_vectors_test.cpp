@@ -1,4 +1,4 @@
-// The looped transformer's hand-checkable vectors (looped-transformer.md §6.1, §6.2):
+// The looped transformer's hand-checkable vectors (docs/spec/seed-models.md §T6.1, §6.2):
 // one TMLT block looped twice with every intermediate value, its variants, and the
 // compiled hardmax block of Lemma A.6 (hardmax and softmax λ = 5, 10, 20).
 #include <gtest/gtest.h>

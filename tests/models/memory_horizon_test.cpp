@@ -1,4 +1,4 @@
-// The Memory Horizon task (core/models/memory_horizon.h, recurrences.md §2.9): the spec's
+// The Memory Horizon task (core/models/memory_horizon.h, docs/spec/seed-models.md §2.9): the spec's
 // worked targets, targets that restart at resets, and the seeded generator.
 #include "core/models/memory_horizon.h"
 

@@ -1,5 +1,5 @@
 // The minGRU/minLSTM recurrence (core/models/min_rnn_scan.h, mingru.h, minlstm.h): the
-// spec's test vectors M1–M3-log and the g table (recurrences.md §6.3), and the property
+// spec's test vectors M1–M3-log and the g table (docs/spec/seed-models.md §6.3), and the property
 // tests of §6.4 — sequential = parallel scan = log-space scan, implicit-attention rows
 // summing to 1, positive log-space states — plus errors, NaN and empty sequences.
 #include <gtest/gtest.h>

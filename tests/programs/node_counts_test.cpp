@@ -1,4 +1,4 @@
-// The node-count table of ua-programs.md: every program and conditional variant must
+// The node-count table of docs/spec/ua-programs.md: every program and conditional variant must
 // build exactly the reference implementation's nodes (counted over the program nodes,
 // Slice as its own op).
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // The paper's programs token by token: every named intermediate node against its
 // trajectory computed independently here from the construction's meaning
-// (ua-programs.md), in every conditional variant, exactly and in float64.
+// (docs/spec/ua-programs.md), in every conditional variant, exactly and in float64.
 #include <gtest/gtest.h>
 
 #include <random>

@@ -91,7 +91,7 @@ def cases():
         yield "tok2tok", {"L": 2, "conditional": conditional, "mu": 4000, "lambda": 10**12}
 
 
-# Paper counts (ua-programs.md): Linear / ReLU / Concat / LinState / Slice / Multi / Input.
+# Paper counts (docs/spec/ua-programs.md): Linear / ReLU / Concat / LinState / Slice / Multi / Input.
 EXPECTED_COUNTS = {
     ("more_ones", None): (6, 2, 2, 2, 0, 0, 1),
     ("vec2vec", "direct"): (75, 25, 27, 3, 6, 0, 1),

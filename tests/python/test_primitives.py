@@ -4,7 +4,7 @@ topological order, statistics) and tests/run/primitives_test.cpp (what each prim
 computes, exactly and in float64, and the ForEach semantics).
 
 The expected values are the C++ tests' own, worked out by hand from the definitions
-(lsrl.md section 1): a Python program must build the same nodes and compute the same
+(docs/spec/language.md §1): a Python program must build the same nodes and compute the same
 numbers as the C++ API.
 """
 

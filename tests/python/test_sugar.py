@@ -7,7 +7,7 @@ float64.
 
 Calls use the paper's parameter names (scale, large_constant, lb, ub, t_val, f_val,
 divisor, dummy_input) as keywords, so a renamed parameter fails here. The expected
-values are the C++ tests' own, worked out by hand from lsrl.md section 2.
+values are the C++ tests' own, worked out by hand from docs/spec/language.md section 2.
 """
 
 import unittest
@@ -402,7 +402,7 @@ class Lowering(unittest.TestCase):
         self.assertEqual(fractions(f.node(first).A), [[-1]])
         self.assertEqual(fractions(f.node(first).b), [[Fraction(1, 2)]])
 
-        # Both: ((T1 + T2) - T3) - T4 as lsrl.md writes it.
+        # Both: ((T1 + T2) - T3) - T4 as docs/spec/language.md writes it.
         first = f.next()
         f_ifelse_step(c, t_val=t, f_val=t)
         self.assertEqual(f.ops_from(first), term + term + VAR_MINUS_VAR + term + VAR_MINUS_VAR

@@ -169,7 +169,7 @@ def _set(module, name, rows):
 
 
 class HandCheckedTest(unittest.TestCase):
-    """The worked examples of the spec (looped-transformer.md §6.1, §6.2)."""
+    """The worked examples of the spec (docs/spec/seed-models.md §T6.1, §6.2)."""
 
     BLOCK = {
         "attn.q.weight": [[1, 0], [0, 1]],

@@ -1,4 +1,4 @@
-// The executor's semantics of each primitive (lsrl.md §1) on small hand-built graphs,
+// The executor's semantics of each primitive (docs/spec/language.md §1) on small hand-built graphs,
 // in float64 and exactly, plus ForEach reset semantics and input errors.
 #include <gtest/gtest.h>
 

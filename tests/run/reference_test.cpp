@@ -1,5 +1,5 @@
 // Random graphs of every primitive, run by the compiled plan and by a naive reference
-// interpreter written straight from lsrl.md §1 (per node, ExactMatrix · ExactVector):
+// interpreter written straight from docs/spec/language.md §1 (per node, ExactMatrix · ExactVector):
 // the exact executor must agree with it on every node at every step, and float64 must
 // be close.
 #include <gtest/gtest.h>

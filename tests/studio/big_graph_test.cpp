@@ -1,4 +1,4 @@
-// The explorer on graphs too big to draw in full or to give to dot (issue 18): each of
+// The explorer on graphs too big to draw in full or to give to dot: each of
 // these crashed it or froze it for minutes. It opens them with groups collapsed, lays
 // them out in layers, draws at most the DrawLimits and says what it left out.
 #include <gtest/gtest.h>

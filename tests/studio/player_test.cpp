@@ -36,6 +36,7 @@
 #include "app/studio/player/player_scene.h"
 #include "app/studio/player/rule_explanation.h"
 #include "app/studio/player/step_focus.h"
+#include "core/compile/compiler.h"
 #include "studio/studio_test_util.h"
 
 namespace lsrl::studio {
@@ -660,4 +661,14 @@ TEST_F(PlayerTest, ExportsFramesUpToTheLastStepFramedOnTheRewrite) {
 }
 
 }  // namespace
+// The step label's sentence is the rule's own explanation, for every rule; a rule this
+// compiler does not have is named, not silently explained away.
+TEST(RuleExplanation, EveryRuleExplainsItselfAndAnUnknownOneIsNamed) {
+  for (const CompileRule& r : compileRules())
+    EXPECT_EQ(ruleExplanation(r.id), QString::fromStdString(r.explanation)) << r.id;
+  const QString unknown = ruleExplanation("12Z from a newer compiler");
+  EXPECT_TRUE(unknown.contains(QStringLiteral("12Z from a newer compiler")))
+      << unknown.toStdString();
+}
+
 }  // namespace lsrl::studio

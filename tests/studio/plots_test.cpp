@@ -1,4 +1,4 @@
-// GUI tests of the plot views (issue 5, items 3-5): trajectory tabs on a synthetic
+// GUI tests of the plot views: trajectory tabs on a synthetic
 // rotation, PCA numbers, heat map pixels, the UA heat map against vec2vecExpected, the
 // noise plot from docs/noise, and the exports (SVG parses, CSV round trip).
 #include <gtest/gtest.h>
@@ -549,7 +549,7 @@ TEST(NoisePlotView, PlotsTheCsvOnALogAxis) {
   EXPECT_EQ(view.lines().size(), 5u) << "a failed load keeps the plot";
 }
 
-// Issue 17: a percentage (tok2tok's % wrong tokens) tops out at 100, and any linear axis at
+// a percentage (tok2tok's % wrong tokens) tops out at 100, and any linear axis at
 // a nice bound just above the data (it used to run to 150 for data of at most 100).
 TEST(NoisePlotView, TheValueAxisEndsJustAboveTheDataAndAPercentageAt100) {
   NoisePlotView view(nullptr, nullptr);

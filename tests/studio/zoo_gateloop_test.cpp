@@ -1,4 +1,4 @@
-// The GateLoop view (issue 8): transitions in the complex plane, magnitudes and phases
+// The GateLoop view: transitions in the complex plane, magnitudes and phases
 // over tokens, linked to the step, with exports.
 #include <gtest/gtest.h>
 
@@ -100,7 +100,7 @@ TEST(GateLoopView, ChannelsCheckedAgainAfterNoneRedrawPromptly) {
   EXPECT_GE(axis->tickInterval(), (axis->max() - axis->min()) / 10);
 }
 
-// Issue 17: the unit circle is |a| = 1 where the axes' numbers say, round and inside the
+// the unit circle is |a| = 1 where the axes' numbers say, round and inside the
 // plot area, at any size of the view (after a resize it used to be drawn for the old plot
 // area while the axes moved on).
 TEST(GateLoopView, TheUnitCircleFollowsTheAxesAtAnySize) {

@@ -1,4 +1,4 @@
-// The minGRU / minLSTM gates view (issue 8): heat maps of a gate and the hidden state over
+// The minGRU / minLSTM gates view: heat maps of a gate and the hidden state over
 // tokens, linked to the step, with their exports.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The Models tab (issue 8): seed model runs for the explorer, trace exports, the Lattice
+// The Models tab: seed model runs for the explorer, trace exports, the Lattice
 // slot geometry (numbers and view), the tab's worker runs and the --model screenshot mode.
 #include <gtest/gtest.h>
 
@@ -178,7 +178,7 @@ TEST(LatticeGeometry, InThreeDimensionsTheSlotsAreDrawnAsTheyAre) {
   EXPECT_EQ(g.framePoints(3).steps(), 3 * m + 1);
 }
 
-// Issue 17: what the 3D box must hold. The slots and the incoming direction stay on the
+// what the 3D box must hold. The slots and the incoming direction stay on the
 // unit sphere; the orthogonal parts (at most unit length) stick out from the old tips.
 TEST(LatticeGeometry, ItsExtentIsTheUnitSphereAndTheOrthogonalParts) {
   const auto run = latticeRun();
@@ -299,7 +299,7 @@ TEST(LatticeView, ProjectsWideSlotsAndSwitchesAxes) {
   test::saveScreenshot(view, QStringLiteral("zoo_lattice_view_d5_head1"));
 }
 
-// Issue 17: beside the sphere the charts are short at the Models tab's size (a 1600x1000
+// beside the sphere the charts are short at the Models tab's size (a 1600x1000
 // window); their value labels must still read as numbers (they were elided to "...").
 TEST(LatticeView, TheChartsValueLabelsAreNumbersAtTheTabsSize) {
   const auto run = latticeRun();
@@ -467,7 +467,7 @@ TEST(LatticeViewXcb, DrawsTheSlotsOnTheSphereIn3d) {
   view.show();
   ASSERT_TRUE(view.showing3d());
   EXPECT_EQ(view.sphere3d()->seriesCount(), 3 + 3 * 3);
-  // Issue 17: the unit sphere fills the box (it reached ±1.3, the sphere small inside);
+  // the unit sphere fills the box (it reached ±1.3, the sphere small inside);
   // the orthogonal parts are shortened to end inside it instead of being clipped.
   EXPECT_LE(view.sphere3d()->axisReach(), 1.1f + 1e-6f);
   const double k = view.sphere3d()->orthogonalScale();

@@ -1,4 +1,4 @@
-// The looped-transformer view (issue 8): hidden states across loops (PCA), attention per
+// The looped-transformer view: hidden states across loops (PCA), attention per
 // loop and head, the timestep scales, the step norm per loop, exports, and 3D on X.
 #include <gtest/gtest.h>
 
@@ -171,7 +171,7 @@ TEST(LoopedViewXcb, DrawsTheStatesIn3d) {
   EXPECT_TRUE(exported);
 }
 
-// Issue 17: the 3D axis labels read under software OpenGL. With the default theme they
+// the 3D axis labels read under software OpenGL. With the default theme they
 // were a small font in a bordered box, drawn without multisampling: the box was all that
 // showed. The Models tab's 3D graphs use a large font without the box.
 TEST(LoopedViewXcb, TheAxisLabelsAreLargeAndUnboxed) {

@@ -1,4 +1,4 @@
-// The parity rule of the Vulkan kernels against their fp32 CPU twins (issue 6):
+// The parity rule of the Vulkan kernels against their fp32 CPU twins:
 // |gpu − cpu| ≤ 1e-5·(1 + |cpu|) element by element.
 #pragma once
 

@@ -1,5 +1,5 @@
 // GateLoop on Vulkan (core/vulkan/gateloop_device.h) against the float64 CPU reference:
-// the spec's test vectors G1 and G2 (recurrences.md §6.2) through the device operator,
+// the spec's test vectors G1 and G2 (docs/spec/seed-models.md §6.2) through the device operator,
 // the operator on random inputs (every scan path, chunks that T does not fill, H_0), the
 // whole model's trace on the default task and on random configs and inputs (B = 1 and
 // B > 1), and the errors.

@@ -1,5 +1,5 @@
 // Lattice on Vulkan (core/vulkan/lattice_device.h) against its float64 CPU reference
-// (core/models/lattice.h): the test vectors of recurrences.md §6.1 (L1–L6) on the device,
+// (core/models/lattice.h): the test vectors of docs/spec/seed-models.md §6.1 (L1–L6) on the device,
 // every trace array on the default task and on random models of several sizes (every
 // mode, variant, β form, chunked, projected and direct input, the output gate), sequences
 // long enough to span several dispatches, the batched entry point, and the errors.

@@ -25,7 +25,7 @@ namespace {
 
 using batch::SeriesShape;
 
-// Largest |gpu − cpu| / (1 + |cpu|); fails above `tolerance` (the 1e-5 by default).
+// Largest |gpu − cpu| / (1 + |cpu|); fails above `tolerance` (the parity rule's 1e-5 by default).
 // With a float64 `reference` of the same model, 4·|cpu − reference| is allowed on top: a
 // value that cancels large intermediates (a running sum read through a Linear) keeps
 // their absolute rounding error, which fp32 itself shows as its distance to float64 —

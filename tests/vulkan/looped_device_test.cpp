@@ -1,5 +1,5 @@
 // The looped transformer on Vulkan (core/vulkan/looped_device.h) against its float64 CPU
-// reference (core/models/looped.h): the spec's test vectors (looped-transformer.md §6.1 with
+// reference (core/models/looped.h): the spec's test vectors (docs/spec/seed-models.md §T6.1 with
 // its variants, §6.2's hardmax block and its softmax λ approximations) on the device, every
 // trace array on the model's tasks and on random configs (every mode and option, odd sizes,
 // B = 1 and B > 1 through the batched entry point), and the errors.

@@ -252,7 +252,7 @@ TEST(VulkanMatvec, BadShapesAreErrorsNamingTheKernel) {
 // The figure: a CSR matvec the size of a compiled vec2vec layer (60 × 60, ~120 non-zeros)
 // over B·T rows, on the device (kernel time from timestamps) and with the CPU twin.
 // LSRL_MATVEC_BENCH_ROWS overrides the row count (default 4096 × 1024 / 16 to keep the
-// suite quick; the full 4096 × 1024 was run for the report).
+// suite quick; the full 4096 × 1024 was run for docs/vulkan.md's figures).
 TEST(VulkanMatvec, PrintsKernelAndCpuTimeForACompiledLayer) {
   LSRL_VULKAN_DEVICE(dev);
   size_t rows = 4096 * 1024 / 16;

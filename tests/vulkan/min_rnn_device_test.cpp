@@ -1,5 +1,5 @@
 // minGRU and minLSTM on Vulkan (core/vulkan/min_rnn_device.h) against the float64 CPU
-// reference: the spec's test vectors M1–M3-log (recurrences.md §6.3) through the device
+// reference: the spec's test vectors M1–M3-log (docs/spec/seed-models.md §6.3) through the device
 // cell on every scan path and M4 through a whole model with explicit weights; both cells'
 // default models on their tasks in every mode (every trace array compared); random
 // configs and inputs (B = 1 and B = 3, odd sizes, T not a multiple of any chunk, T > 256

@@ -12,7 +12,7 @@
 namespace lsrl::testing_vulkan {
 
 // Every array of `cpu` is in `device` (and no other), with the same shape and values
-// within |device − cpu| ≤ tolerance·(1 + |cpu|) (fp32 against float64: the 1e-5);
+// within |device − cpu| ≤ tolerance·(1 + |cpu|) (fp32 against float64: 1e-5);
 // where the CPU has inf or NaN the device must have the same. Prints and returns the
 // largest relative difference; `worstName` receives its array's name.
 inline double expectTracesAgree(const models::Trace& device, const models::Trace& cpu,

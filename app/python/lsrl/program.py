@@ -213,7 +213,7 @@ class ForEach:
     # ---- compiling -----------------------------------------------------------------
     def simplify(self, max_steps=None, backend: str | None = None, optimize: bool = False) -> ForEach:
         """Compiles the program into a path of Linear / ReLU / LinState / Multi layers
-        (lsrl.md section 3) and makes that path this ForEach's program.
+        (docs/spec/compiler.md) and makes that path this ForEach's program.
 
         max_steps: stop after this many steps (the graph is then not yet a path).
         backend: "exact" or "float64" (default: the global matrix mode).

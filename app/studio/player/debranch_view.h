@@ -1,4 +1,4 @@
-// The debranching player (issue 5, item 1): compiles the open program (exact or float64,
+// The debranching player: compiles the open program (exact or float64,
 // optimisation on or off) on a worker thread with progress and cancel, then plays the
 // compile's recorded steps: a timeline (slider, play/pause, speed, step buttons, go to
 // step N, next step of a rule, to the end), the rule of each step with a one-line

@@ -1,5 +1,6 @@
-// One sentence per compiler rule (docs/compiler.md, lsrl.md §3), for the player's step
-// label: "5B stack Linears: two Linears reading the same node become one Linear ...".
+// One sentence per compiler rule for the player's step label ("5B stack Linears: two
+// Linears reading the same node become one Linear ..."), read from the rule itself
+// (core/compile/rule.h's RuleIdentity, through compileRule).
 #pragma once
 
 #include <QString>
@@ -7,8 +8,8 @@
 
 namespace lsrl::studio {
 
-// What the rule named `rule` (as in CompileResult::ruleCounts) does, in one sentence;
-// a generic sentence for a name it does not know.
+// What the rule `rule` (an id as in CompileResult::ruleCounts) does, in one sentence; for
+// an id this compiler does not have, a sentence saying so, naming it.
 QString ruleExplanation(std::string_view rule);
 
 }  // namespace lsrl::studio

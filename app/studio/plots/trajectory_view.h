@@ -1,4 +1,4 @@
-// Trajectory views of the open document's run (issue 5, item 3): the state series the
+// Trajectory views of the open document's run: the state series the
 // token stepper records, as (1) lines of chosen components over the steps, (2) a heat
 // map components x steps, (3) the PCA projection in 2D and (4) in 3D. Every tab marks
 // the stepper's current step; every tab exports (PNG/SVG/CSV). The view owns no run:

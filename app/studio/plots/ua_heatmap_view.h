@@ -1,4 +1,4 @@
-// The universal-approximation picture as a view (issue 5, item 4): choose N, the
+// The universal-approximation picture as a view: choose N, the
 // conditional variant and a target function; the vec2vec program (n = 2, m = 1) runs
 // over a grid of queries on a worker thread (progress, cancel) and three heat maps show
 // the model's output, the target and their difference. It builds its own program, so

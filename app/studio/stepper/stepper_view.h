@@ -1,4 +1,4 @@
-// The token stepper (issue 5, item 2): an input panel (token table, prompt builders,
+// The token stepper: an input panel (token table, prompt builders,
 // "Load IN.json"), what runs (engine A, optionally compared with engine B), run / step
 // forward / step back / go to step t, the program graph tinted by every node's value at
 // t, a watch list, the output at t, and the first divergence of A and B. Runs (and

@@ -1,4 +1,4 @@
-// The GateLoop view (issue 8): the transitions a_t = |a_t| e^{iφ_t} of chosen channels as
+// The GateLoop view: the transitions a_t = |a_t| e^{iφ_t} of chosen channels as
 // points in the complex plane (the unit circle drawn: inside it the memory decays, the
 // angle is the rotation per token; the axes keep one unit equally long both ways, so it
 // stays a circle at any size), the point at token t emphasised; beside it |a_t| and

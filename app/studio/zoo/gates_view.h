@@ -1,4 +1,4 @@
-// The minGRU / minLSTM view (issue 8): a gate as a heat map over time × channel (minGRU:
+// The minGRU / minLSTM view: a gate as a heat map over time × channel (minGRU:
 // z, minLSTM: the normalised f′ and i′, or the raw gates, the candidate h̃), the hidden
 // state h_t as a second heat map, and the chosen array's channels as lines, all marked at
 // token t; the values at t below. Layers > 1 pick their arrays ("layer1.z"). A trained

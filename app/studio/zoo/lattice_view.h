@@ -1,4 +1,4 @@
-// The Lattice view (issue 8): the memory slots on the unit sphere at token t — in 3D
+// The Lattice view: the memory slots on the unit sphere at token t — in 3D
 // (Qt Data Visualization, on xcb) or projected onto a chosen pair of axes (2D, everywhere)
 // — with the incoming vector and its orthogonal part per slot, beside the slot-cosine
 // heat map at t and the slot norms and write strengths over time. PCA to 3D when d > 3.

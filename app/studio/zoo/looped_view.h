@@ -1,4 +1,4 @@
-// The looped-transformer view (issue 8). Steps are the states X^(0) … X^(r) across loops
+// The looped-transformer view. Steps are the states X^(0) … X^(r) across loops
 // (step t = after loop t). It shows each token's hidden state moving across the loops
 // (a PCA of all (loop, token) states: a 2D chart, and 3D on X), loop t's
 // attention map for a chosen head, the timestep scales α₁, α₂, γ₁, γ₂ per channel and

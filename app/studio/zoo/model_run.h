@@ -1,4 +1,4 @@
-// A seed model's run for the explorer's Models tab (issue 8): what the model zoo panel
+// A seed model's run for the explorer's Models tab: what the model zoo panel
 // asks for (a model of a kind, its sizes and seed or a weights file, a synthetic task or
 // an input file, a backend) and what the model views show (input, output and the
 // model's trace of named arrays, core/models/*.h). Qt-free so it runs on a worker.

@@ -2,7 +2,7 @@
 // newScatter3d (no multisampling: software OpenGL) with axis labels that stay legible
 // there. Data Visualization draws each label as a texture scaled with the scene; without
 // multisampling a small font shrinks to a smudge and the theme's label box and border are
-// all that remains (issue 17: "labels render as boxes"). Like Pca3dPanel, needs xcb.
+// all that remains ("labels render as boxes"). Like Pca3dPanel, needs xcb.
 #pragma once
 
 class Q3DScatter;

@@ -1,4 +1,4 @@
-// The common face of the Models tab's views (issue 8): a view draws one model kind's run
+// The common face of the Models tab's views: a view draws one model kind's run
 // (model_run.h) at a step the tab's step bar chooses, and lists its exports. The tab owns
 // the run and the step; views only draw.
 #pragma once

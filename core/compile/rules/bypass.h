@@ -1,4 +1,4 @@
-// Debranch cases 6–10 (lsrl.md §3): mixed successors, made uniform by routing some of
+// Debranch cases 6–10 (docs/spec/compiler.md): mixed successors, made uniform by routing some of
 // them through a pass-through node (a later step then merges the uniform successors).
 // Each mixed case requires every kind it names to be present (with all rules enabled the
 // order of the cases implies it; with some disabled it keeps a case from looping).
@@ -21,6 +21,10 @@ template <class S>
 class PassThroughState final : public DebranchRule<S> {
  public:
   std::string_view name() const override { return "6 LinState pass-through"; }
+  std::string_view explanation() const override {
+    return "the other readers read a pass-through LinState, so that case 2 merges the states";
+  }
+  int benefit() const override { return 60; }
   bool match(const CGraph<S>& g, NodeId, const std::vector<NodeId>& succs) const override {
     return anyOf(succs, [&](NodeId s) { return g.op(s) == Op::LinState; });
   }
@@ -41,6 +45,11 @@ template <class S>
 class BypassReLUs final : public DebranchRule<S> {
  public:
   std::string_view name() const override { return "7A Linear-ReLU: bypass ReLUs"; }
+  std::string_view explanation() const override {
+    return "the ReLUs read an identity Linear, so that 5B stacks the Linears and 3 merges the "
+           "ReLUs";
+  }
+  int benefit() const override { return 50; }
   bool match(const CGraph<S>& g, NodeId, const std::vector<NodeId>& succs) const override {
     return has(g, succs, Op::ReLU) && has(g, succs, Op::Linear) &&
            allOf(succs, [&](NodeId s) { return g.op(s) == Op::ReLU || linearFeedsOneReLU(g, s); });
@@ -59,6 +68,10 @@ template <class S>
 class BypassLinearsRelu final : public DebranchRule<S> {
  public:
   std::string_view name() const override { return "7B Linear-ReLU: bypass Linears"; }
+  std::string_view explanation() const override {
+    return "Linears not feeding exactly one ReLU read a ReLU identity bypass, which reaches 7A";
+  }
+  int benefit() const override { return 40; }
   bool match(const CGraph<S>& g, NodeId, const std::vector<NodeId>& succs) const override {
     return has(g, succs, Op::ReLU) && has(g, succs, Op::Linear) &&
            allOf(succs, [&](NodeId s) { return g.op(s) == Op::ReLU || g.op(s) == Op::Linear; });
@@ -76,6 +89,8 @@ template <class S>
 class BypassConcatsLinear final : public DebranchRule<S> {
  public:
   std::string_view name() const override { return "8 Linear-Concat: bypass Concats"; }
+  std::string_view explanation() const override { return "the Concats read an identity Linear"; }
+  int benefit() const override { return 30; }
   bool match(const CGraph<S>& g, NodeId, const std::vector<NodeId>& succs) const override {
     return has(g, succs, Op::Linear) && has(g, succs, Op::Concat) &&
            allOf(succs, [&](NodeId s) { return g.op(s) == Op::Linear || g.op(s) == Op::Concat; });
@@ -93,6 +108,10 @@ template <class S>
 class BypassConcatsRelu final : public DebranchRule<S> {
  public:
   std::string_view name() const override { return "9 ReLU-Concat: bypass Concats"; }
+  std::string_view explanation() const override {
+    return "the Concats read a ReLU identity bypass";
+  }
+  int benefit() const override { return 20; }
   bool match(const CGraph<S>& g, NodeId, const std::vector<NodeId>& succs) const override {
     return has(g, succs, Op::ReLU) && has(g, succs, Op::Concat) &&
            allOf(succs, [&](NodeId s) { return g.op(s) == Op::ReLU || g.op(s) == Op::Concat; });
@@ -111,6 +130,10 @@ template <class S>
 class BypassMixed final : public DebranchRule<S> {
  public:
   std::string_view name() const override { return "10 Linear-ReLU-Concat: bypass"; }
+  std::string_view explanation() const override {
+    return "the Concats, and Linears not feeding a ReLU, read a ReLU identity bypass";
+  }
+  int benefit() const override { return 10; }
   bool match(const CGraph<S>& g, NodeId, const std::vector<NodeId>& succs) const override {
     return has(g, succs, Op::Linear) && has(g, succs, Op::ReLU) && has(g, succs, Op::Concat) &&
            allOf(succs, [&](NodeId s) {

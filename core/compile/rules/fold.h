@@ -1,4 +1,4 @@
-// Fold rules F1–F4 (lsrl.md §3), applied to a fixed point before, during and after
+// Fold rules F1–F4 (docs/spec/compiler.md), applied to a fixed point before, during and after
 // debranching. Each looks at a node n and its (single) predecessor p.
 #pragma once
 
@@ -11,6 +11,10 @@ template <class S>
 class FoldLinearLinear final : public FoldRule<S> {
  public:
   std::string_view name() const override { return "F1 fold Linear-Linear"; }
+  std::string_view explanation() const override {
+    return "a Linear read only by another Linear is multiplied into it: one Linear";
+  }
+  int benefit() const override { return 40; }
   bool match(const CGraph<S>& g, NodeId n) const override {
     if (g.op(n) != Op::Linear) return false;
     const NodeId p = g.input0(n);
@@ -34,6 +38,10 @@ template <class S>
 class FoldReluRelu final : public FoldRule<S> {
  public:
   std::string_view name() const override { return "F2 fold ReLU-ReLU"; }
+  std::string_view explanation() const override {
+    return "a ReLU of a ReLU reads the first one's input (ReLU is idempotent)";
+  }
+  int benefit() const override { return 30; }
   bool match(const CGraph<S>& g, NodeId n) const override {
     return g.op(n) == Op::ReLU && g.op(g.input0(n)) == Op::ReLU;
   }
@@ -45,6 +53,10 @@ template <class S>
 class FoldLinearLinState final : public FoldRule<S> {
  public:
   std::string_view name() const override { return "F3 fold Linear-LinState"; }
+  std::string_view explanation() const override {
+    return "a Linear feeding a LinState is absorbed into the state's input matrix and bias";
+  }
+  int benefit() const override { return 20; }
   bool match(const CGraph<S>& g, NodeId n) const override {
     return g.op(n) == Op::LinState && g.op(g.input0(n)) == Op::Linear;
   }
@@ -73,6 +85,10 @@ template <class S>
 class FoldConcatDuplicate final : public FoldRule<S> {
  public:
   std::string_view name() const override { return "F4 fold Concat-duplicate"; }
+  std::string_view explanation() const override {
+    return "a Concat of copies of one node becomes a duplicating Linear [I; I; ...]";
+  }
+  int benefit() const override { return 10; }
   bool match(const CGraph<S>& g, NodeId n) const override {
     if (g.op(n) != Op::Concat) return false;
     const auto& ins = g.inputs(n);

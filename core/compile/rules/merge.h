@@ -1,4 +1,4 @@
-// Debranch cases 2, 3 and 4 (lsrl.md §3): successors of one kind merged into one node.
+// Debranch cases 2, 3 and 4 (docs/spec/compiler.md): successors of one kind merged into one node.
 #pragma once
 
 #include <algorithm>
@@ -40,6 +40,11 @@ template <class S>
 class OnlyLinStates final : public DebranchRule<S> {
  public:
   std::string_view name() const override { return "2 only LinState"; }
+  std::string_view explanation() const override {
+    return "LinStates reading the same node merge into one block-diagonal LinState followed by "
+           "Slices";
+  }
+  int benefit() const override { return 120; }
   bool match(const CGraph<S>& g, NodeId, const std::vector<NodeId>& succs) const override {
     return allOf(succs, [&](NodeId s) { return g.op(s) == Op::LinState; });
   }
@@ -94,6 +99,10 @@ template <class S>
 class OnlyReLUs final : public DebranchRule<S> {
  public:
   std::string_view name() const override { return "3 only ReLU"; }
+  std::string_view explanation() const override {
+    return "ReLUs reading the same node are one ReLU";
+  }
+  int benefit() const override { return 110; }
   bool match(const CGraph<S>& g, NodeId, const std::vector<NodeId>& succs) const override {
     return allOf(succs, [&](NodeId s) { return g.op(s) == Op::ReLU; });
   }
@@ -110,6 +119,10 @@ template <class S>
 class OnlyConcats final : public DebranchRule<S> {
  public:
   std::string_view name() const override { return "4 only Concat"; }
+  std::string_view explanation() const override {
+    return "Concats reading only the branch node become duplicating Linears";
+  }
+  int benefit() const override { return 100; }
   bool match(const CGraph<S>& g, NodeId, const std::vector<NodeId>& succs) const override {
     return allOf(succs, [&](NodeId s) { return g.op(s) == Op::Concat; });
   }

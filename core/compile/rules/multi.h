@@ -1,4 +1,4 @@
-// Debranch cases 1A and 1B (lsrl.md §3): branch nodes read by Multi nodes.
+// Debranch cases 1A and 1B (docs/spec/compiler.md): branch nodes read by Multi nodes.
 #pragma once
 
 #include "core/compile/rule.h"
@@ -11,6 +11,10 @@ template <class S>
 class OnlyMultis final : public DebranchRule<S> {
  public:
   std::string_view name() const override { return "1A only Multi"; }
+  std::string_view explanation() const override {
+    return "every reader is the same Multi of the branch node: one Multi replaces them";
+  }
+  int benefit() const override { return 140; }
   bool match(const CGraph<S>& g, NodeId, const std::vector<NodeId>& succs) const override {
     return allOf(succs, [&](NodeId s) { return g.op(s) == Op::Multi; });
   }
@@ -29,6 +33,11 @@ template <class S>
 class MultiBypass final : public DebranchRule<S> {
  public:
   std::string_view name() const override { return "1B Multi bypass"; }
+  std::string_view explanation() const override {
+    return "a Multi also passes its inputs through, and Slices give the product and the inputs to "
+           "their readers";
+  }
+  int benefit() const override { return 130; }
   bool match(const CGraph<S>& g, NodeId, const std::vector<NodeId>& succs) const override {
     return anyOf(succs, [&](NodeId s) { return g.op(s) == Op::Multi; });
   }

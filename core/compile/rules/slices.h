@@ -1,4 +1,4 @@
-// Debranch cases 5A and 5B (lsrl.md §3): branch nodes read only by Linears.
+// Debranch cases 5A and 5B (docs/spec/compiler.md): branch nodes read only by Linears.
 #pragma once
 
 #include <algorithm>
@@ -21,6 +21,10 @@ template <class S>
 class PushSlices final : public DebranchRule<S> {
  public:
   std::string_view name() const override { return "5A push Slices"; }
+  std::string_view explanation() const override {
+    return "Slices of the branch node move past their readers (ReLU, Concat), towards the end";
+  }
+  int benefit() const override { return 80; }
   bool match(const CGraph<S>& g, NodeId, const std::vector<NodeId>& succs) const override {
     return allOf(succs, [&](NodeId s) { return g.node(s).isSlice(); });
   }
@@ -108,6 +112,10 @@ template <class S>
 class SliceMultiBypass final : public DebranchRule<S> {
  public:
   std::string_view name() const override { return "5A Slice-Multi bypass"; }
+  std::string_view explanation() const override {
+    return "Slices feeding Multis are bypassed so that the Multis read the branch node whole";
+  }
+  int benefit() const override { return 90; }
   bool match(const CGraph<S>& g, NodeId, const std::vector<NodeId>& succs) const override {
     if (!allOf(succs, [&](NodeId s) { return g.node(s).isSlice(); })) return false;
     for (NodeId s : succs) {
@@ -174,6 +182,10 @@ template <class S>
 class StackLinears final : public DebranchRule<S> {
  public:
   std::string_view name() const override { return "5B stack Linears"; }
+  std::string_view explanation() const override {
+    return "Linears reading the same node become one Linear with stacked rows, followed by Slices";
+  }
+  int benefit() const override { return 70; }
   bool match(const CGraph<S>& g, NodeId, const std::vector<NodeId>& succs) const override {
     return allOf(succs, [&](NodeId s) { return g.op(s) == Op::Linear; });
   }

@@ -1,4 +1,4 @@
-// The Debranching and Token stepper tabs in a person's hands (issue 17, items 6 and 7):
+// The Debranching and Token stepper tabs in a person's hands:
 // tok2tok opened from File > Examples, compiled with the Compile button, played, paused,
 // sent to step 1000 through the go-to box, zoomed with the wheel over the rewritten node,
 // laid out, a node clicked, the frames exported through the File menu; then the token

@@ -1,4 +1,4 @@
-// The editor in a person's hands (issue 17): every flow starts from an empty window and
+// The editor in a person's hands: every flow starts from an empty window and
 // goes through mouse and keyboard events on the real widgets and the graph view's
 // viewport. What is checked is what the person sees: the edges drawn, the boxes' marks,
 // the Overview, the Problems list, the status bar and the enabled actions.

@@ -1,4 +1,4 @@
-// Issue 17 item 10, the GateLoop plane in a person's hands: from an empty window a person
+// the GateLoop plane in a person's hands: from an empty window a person
 // opens the Models tab, picks GateLoop in the Model box, presses Run and then drags the
 // splitter beside the complex plane to give the charts more room. The dashed unit circle
 // must stay |a| = 1 where the plane's axis numbers say, round and inside the plot (after

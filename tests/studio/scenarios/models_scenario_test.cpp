@@ -1,4 +1,4 @@
-// Issue 17 items 10 and 11: the Models tab and the noise plot in a person's hands. From an
+// the Models tab and the noise plot in a person's hands. From an
 // empty window a person opens the Models tab and, for each seed model, picks it in the
 // Model box (its popup must draw), presses Run, steps with the step bar's buttons and
 // keys, and writes every picture of the view through Export and the file dialog; the
@@ -319,7 +319,7 @@ TEST(ModelsScenario, EachSeedModelRunsStepsAndExportsItsPictures) {
   }
 }
 
-// Issue 21 as a new user tries it: the Models tab opens minGRU's trained checkpoint, whose
+// As a new user tries it: the Models tab opens minGRU's trained checkpoint, whose
 // accuracy shows with the tokens marked; Random is one click away (about chance); Train…
 // shows live curves and progress, Cancel stops it (leaving an unloaded checkpoint), and a
 // short run to the end is loaded and run, its curves on the Training page.
@@ -495,7 +495,7 @@ TEST(ModelsScenario, TheLatticeChartsValueLabelsAreNumbers) {
 }
 
 // Popups opened from the Models tab draw on the screen: the Model list, the Export menu
-// and the file dialog (the issue saw black boxes in xwd pictures; see docs/explorer.md).
+// and the file dialog (black boxes once showed in xwd pictures; see docs/explorer.md).
 TEST(ModelsScenario, PopupsFromTheModelsTabDrawOnTheScreen) {
   if (QGuiApplication::platformName() != QLatin1String("xcb"))
     GTEST_SKIP() << "needs a display (platform " << QGuiApplication::platformName().toStdString()

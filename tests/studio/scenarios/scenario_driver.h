@@ -419,6 +419,16 @@ inline void answerFileDialog(const QString& path, std::shared_ptr<bool> answered
           return;
         }
         QTest::mouseClick(accept, Qt::LeftButton);
+        // Under load the click can land while the field's completer pops up again, and the
+        // dialog stays open: its exec() would then hold the scenario until ctest kills it.
+        // Accept as the button does (QFileDialog::accept reads the field), and never leave
+        // it open.
+        QPointer<QFileDialog> open(d);
+        if (waitUntil([&] { return open.isNull() || !open->isVisible(); }, 3000)) return;
+        ADD_FAILURE() << "the file dialog stayed open after its accept button was clicked";
+        static_cast<QDialog*>(open.data())->accept();  // QFileDialog::accept, virtually
+        if (!waitUntil([&] { return open.isNull() || !open->isVisible(); }, 3000) && open)
+          open->reject();
       },
       std::move(answered));
 }

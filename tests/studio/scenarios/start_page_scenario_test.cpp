@@ -1,4 +1,4 @@
-// Issue 17 item 12: a new window used to be an empty canvas with "2 problems" and nothing
+// a new window used to be an empty canvas with "2 problems" and nothing
 // to start from. Now it shows the start page: the paper's examples with a picture each,
 // the recent files and "New program". A person opens an example from its card, comes
 // back by View > Start Page, starts a new program, reopens a file from the recent list
