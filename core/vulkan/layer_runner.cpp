@@ -8,6 +8,7 @@
 #include "core/util/error.h"
 #include "core/vulkan/conv_lru_kernels.h"
 #include "core/vulkan/elementwise_kernels.h"
+#include "core/vulkan/kernel_support.h"
 #include "core/vulkan/scan_calibration.h"
 
 namespace lsrl::gpu {
@@ -29,20 +30,13 @@ struct BasicLayerRunner<Scalar>::Weights {
 
 namespace {
 
-template <class Scalar>
-std::shared_ptr<Buffer> uploadValues(Device& dev, std::span<const Scalar> v) {
-  auto b = dev.buffer(std::max<size_t>(v.size(), 1) * sizeof(Scalar));
-  dev.upload(*b, v.data(), v.size() * sizeof(Scalar));
-  return b;
-}
-
 // A per-sequence vector (an initial state) repeated for `batch` sequences, on the device.
 template <class Scalar>
 std::shared_ptr<Buffer> uploadRepeated(Device& dev, const std::vector<Scalar>& v, int batch) {
   std::vector<Scalar> all;
   all.reserve(static_cast<size_t>(batch) * v.size());
   for (int b = 0; b < batch; ++b) all.insert(all.end(), v.begin(), v.end());
-  return uploadValues<Scalar>(dev, all);
+  return uploadFloats(dev, std::span<const Scalar>(all));
 }
 
 bool isRecurrence(LayerKind kind) {
@@ -115,23 +109,23 @@ BasicLayerRunner<Scalar>::BasicLayerRunner(Device& device,
       case LayerKind::LinState:
         w.matrix = uploadCsr(dev_, layer.A, layer.bias);
         if (layer.recurrence == Recurrence::Diagonal)
-          w.transition = uploadValues<Scalar>(dev_, layer.diagonal);
+          w.transition = uploadFloats(dev_, layer.diagonal);
         else if (layer.recurrence == Recurrence::Blocks2)
-          w.transition = uploadValues<Scalar>(dev_, layer.blocks);
+          w.transition = uploadFloats(dev_, layer.blocks);
         else
           w.state = uploadCsr(dev_, layer.state, {});
         break;
       case LayerKind::Conv1d:
-        w.taps = uploadValues<Scalar>(dev_, layer.taps);
-        w.bias = uploadValues<Scalar>(dev_, layer.bias);
+        w.taps = uploadFloats(dev_, layer.taps);
+        w.bias = uploadFloats(dev_, layer.bias);
         break;
       case LayerKind::RgLru:
-        w.transition = uploadValues<Scalar>(dev_, layer.diagonal);
+        w.transition = uploadFloats(dev_, layer.diagonal);
         break;
       case LayerKind::GruCell:
       case LayerKind::LstmCell:
         w.state = uploadCsr(dev_, layer.state, {});
-        w.bias = uploadValues<Scalar>(dev_, layer.bias);
+        w.bias = uploadFloats(dev_, layer.bias);
         break;
       case LayerKind::Relu:
       case LayerKind::Multi:
