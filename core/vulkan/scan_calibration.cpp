@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <numeric>
 #include <random>
 #include <system_error>
 #include <vector>
@@ -157,18 +156,8 @@ ScanMeasurement ScanCalibration::run(const DiagScanShape& shape, const ScanOptio
   auto aBuf = upload(a), bBuf = upload(b);
   auto hBuf = dev_.buffer(n * realBytes(real_));
   auto time = [&](const ScanOptions& o) {
-    const size_t scratchBytes = scans.diagScanScratchBytes(sample, o);
-    auto scratch = scratchBytes > 0 ? dev_.buffer(scratchBytes) : nullptr;
-    Batch batch = dev_.batch(Timing::PerDispatch);
-    scans.recordDiagScan(batch, {aBuf.get(), bBuf.get(), nullptr, hBuf.get(), scratch.get()},
-                         sample, o);
-    std::vector<double> totals;
-    for (int i = 0; i <= kRepeats; ++i) {
-      const std::vector<double> ms = dev_.run(batch);
-      if (i > 0) totals.push_back(std::accumulate(ms.begin(), ms.end(), 0.0));  // 0 warms up
-    }
-    std::nth_element(totals.begin(), totals.begin() + totals.size() / 2, totals.end());
-    return totals[totals.size() / 2];
+    return scans.timeDiagScan({aBuf.get(), bBuf.get(), nullptr, hBuf.get(), nullptr}, sample, o,
+                              kRepeats);
   };
   ScanOptions sequential = base, chained = chunked, reduce = chunked;
   sequential.path = ScanPath::Sequential;

@@ -504,11 +504,18 @@ double ScanKernels::timeDiagScan(const batch::SeriesShape& shape, const ScanOpti
   };
   auto aBuf = upload(a), bBuf = upload(b);
   auto hBuf = dev_.buffer(n * valueBytes());
-  const size_t scratchBytes = diagScanScratchBytes(scan, options);
+  return timeDiagScan({aBuf.get(), bBuf.get(), nullptr, hBuf.get(), nullptr}, scan, options,
+                      repeats);
+}
+
+double ScanKernels::timeDiagScan(const DiagScanBuffers& buffers, const DiagScanShape& shape,
+                                 const ScanOptions& options, int repeats) {
+  const size_t scratchBytes = diagScanScratchBytes(shape, options);
   auto scratch = scratchBytes ? dev_.buffer(scratchBytes) : nullptr;
+  DiagScanBuffers withScratch = buffers;
+  withScratch.scratch = scratch.get();
   Batch batch = dev_.batch(Timing::PerDispatch);
-  recordDiagScan(batch, {aBuf.get(), bBuf.get(), nullptr, hBuf.get(), scratch.get()}, scan,
-                 options);
+  recordDiagScan(batch, withScratch, shape, options);
   std::vector<double> totals;
   for (int i = 0; i <= repeats; ++i) {
     const std::vector<double> ms = dev_.run(batch);

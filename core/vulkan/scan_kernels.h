@@ -137,6 +137,10 @@ class ScanKernels {
   double timeDiagScan(const batch::SeriesShape& shape, const ScanOptions& options, int repeats = 5);
   // The scan timeDiagScan runs: a real a_t over the whole series (a seed model's gate).
   static DiagScanShape timedScanShape(const batch::SeriesShape& shape);
+  // GPU time (ms, median over `repeats` runs after one warm-up) of the scan of `shape`
+  // over buffers already holding a and b (h0 optional, scratch allocated here).
+  double timeDiagScan(const DiagScanBuffers& buffers, const DiagScanShape& shape,
+                      const ScanOptions& options, int repeats);
   // Bytes an ideal scan moves: a and b read once, h written once (time-varying a).
   static double diagScanBytes(const batch::SeriesShape& shape, Real real = Real::F32);
 
