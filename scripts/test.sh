@@ -12,7 +12,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 export FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 # The Vulkan tests run on Mesa's lavapipe here: they must not pass by skipping.
 export LSRL_REQUIRE_VULKAN=${LSRL_REQUIRE_VULKAN:-1}
-# Scan-schedule calibrations (core/vulkan/scan_calibration.h) the CLI tests make stay in
+# Scan-schedule calibrations (core/gpu/scan_calibration.h) the CLI tests make stay in
 # the build tree, not in the user's cache.
 export LSRL_CACHE_DIR=${LSRL_CACHE_DIR:-$PWD/build/test-cache}
 CTEST_TIMEOUT=${CTEST_TIMEOUT:-600}

@@ -4,8 +4,8 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
-layout(local_size_x = 256) in;
-layout(constant_id = 0) const uint OP = 0;
+layout(local_size_x_id = 0) in;  // the size: core/gpu/workgroups.cpp
+layout(constant_id = 1) const uint OP = 0;
 layout(std430, binding = 0) readonly buffer X { real x[]; };
 layout(std430, binding = 1) readonly buffer Y { real y[]; };
 layout(std430, binding = 2) writeonly buffer Out { real dst[]; };

@@ -7,7 +7,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
-layout(local_size_x = 64) in;
+layout(local_size_x_id = 0) in;  // the size: core/gpu/workgroups.cpp
 #ifdef LSRL_F64
 // a + b + c by decreasing magnitude, ties in argument order: magnitude_sum.glsl's order for
 // three terms, without its loops (lavapipe counts a loop's iterations across all T steps).

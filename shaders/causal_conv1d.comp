@@ -1,9 +1,9 @@
-// Hawk's depthwise causal convolution (core/batch/conv_lru.h causalConv1d), one invocation
+// Hawk's depthwise causal convolution (core/float_batch/conv_lru.h causalConv1d), one invocation
 // per output [b][t][c]: out = bias[c] + Σ_{j ≤ min(K−1, t)} taps[c][K−1−j] · x[b][t−j][c],
 // zero taps skipped as the reference does. Invocations loop grid-stride over what a capped
 // grid does not reach.
 #version 450
-layout(local_size_x = 256) in;
+layout(local_size_x_id = 0) in;  // the size: core/gpu/workgroups.cpp
 layout(std430, binding = 0) readonly buffer TapBuf { float taps[]; };  // [C][K]
 layout(std430, binding = 1) readonly buffer BiasBuf { float bias[]; };
 layout(std430, binding = 2) readonly buffer InBuf { float x[]; };

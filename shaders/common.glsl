@@ -2,7 +2,7 @@
 // Buffers are plain arrays of `real` values; sizes and strides come in push constants.
 //
 // `real` is float, or double when the shader is compiled a second time with -DLSRL_F64
-// (core/vulkan/CMakeLists.txt's LSRL_F64_SHADERS, embedded as `<name>_f64`; docs/vulkan.md,
+// (core/gpu/CMakeLists.txt's LSRL_F64_SHADERS, embedded as `<name>_f64`; docs/vulkan.md,
 // "Float64 on the device"). Float literals convert to double implicitly, so a shader written
 // with `real` needs nothing else; GLSL has no double exp/pow, which these shaders never call.
 #extension GL_GOOGLE_include_directive : require

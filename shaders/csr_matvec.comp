@@ -8,10 +8,10 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
-layout(local_size_x = 64) in;
+layout(local_size_x_id = 0) in;  // the size: core/gpu/workgroups.cpp
 #ifdef LSRL_F64
 // The most terms of a row (its bias and non-zeros); 0: index order.
-layout(constant_id = 0) const uint SORTED_TERMS = 0;
+layout(constant_id = 1) const uint SORTED_TERMS = 0;
 const uint TERMS = SORTED_TERMS + 1;  // an array of at least one
 #include "magnitude_sum.glsl"
 #endif

@@ -4,8 +4,9 @@
 // output sums k in order (as the CPU twin does); padding adds exact zeros. Workgroups
 // loop grid-stride over the tiles a capped grid does not reach.
 #version 450
-#define TILE 16
-layout(local_size_x = TILE, local_size_y = TILE) in;
+// TILE × TILE invocations, x and y both constant 0 (the size: core/gpu/workgroups.cpp).
+layout(local_size_x_id = 0, local_size_y_id = 0) in;
+layout(constant_id = 0) const uint TILE = 16;
 layout(std430, binding = 0) readonly buffer A { float a[]; };
 layout(std430, binding = 1) readonly buffer Bias { float bias[]; };
 layout(std430, binding = 2) readonly buffer X { float x[]; };

@@ -25,13 +25,13 @@
 #extension GL_KHR_shader_subgroup_shuffle_relative : require
 #endif
 
-layout(local_size_x_id = 6) in;  // WIDTH × PACKS, set by the host
-layout(constant_id = 0) const uint WIDTH = 8;  // lanes scanning one chunk
-layout(constant_id = 1) const uint PACKS = 8;  // packs per workgroup
-layout(constant_id = 2) const uint STEPS = 8;  // steps per lane
-layout(constant_id = 3) const bool COMPLEX = false;
-layout(constant_id = 4) const uint PHASE = 0;
-layout(constant_id = 5) const bool WIDE = false;
+layout(local_size_x_id = 0) in;  // WIDTH × PACKS, set by the host (core/gpu/workgroups.cpp)
+layout(constant_id = 1) const uint WIDTH = 8;  // lanes scanning one chunk
+layout(constant_id = 2) const uint PACKS = 8;  // packs per workgroup
+layout(constant_id = 3) const uint STEPS = 8;  // steps per lane
+layout(constant_id = 4) const bool COMPLEX = false;
+layout(constant_id = 5) const uint PHASE = 0;
+layout(constant_id = 6) const bool WIDE = false;
 
 #include "diag_scan_packs.glsl"
 

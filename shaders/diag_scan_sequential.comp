@@ -4,9 +4,9 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
-layout(local_size_x = 64) in;
-layout(constant_id = 0) const bool COMPLEX = false;
-layout(constant_id = 1) const bool WIDE = false;
+layout(local_size_x_id = 0) in;  // the size: core/gpu/workgroups.cpp
+layout(constant_id = 1) const bool COMPLEX = false;
+layout(constant_id = 2) const bool WIDE = false;
 
 #include "diag_scan_packs.glsl"
 

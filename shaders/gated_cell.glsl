@@ -26,7 +26,7 @@ layout(push_constant) uniform Push { uint batch, steps, hidden, hasH0, option, t
 shared float state[LOCAL * UNITS];
 
 // gh[r] = bhh[r] + W_hh[r]·h_{t−1}: the bias first, then the products in CSR order, as the
-// CPU twin (and arch_ops::affine) sums them.
+// CPU twin (and sparse_ops::affine) sums them.
 float recurrent(uint r) {
   precise float sum = bhh[r];  // rounded as the CPU twin's sum (see csr_matvec.comp)
   for (uint i = rowPtr[r]; i < rowPtr[r + 1]; ++i) sum += val[i] * state[col[i]];

@@ -1,11 +1,11 @@
-// GateLoop's scan leaves (core/vulkan/gateloop_device.h), one item per state entry
+// GateLoop's scan leaves (core/gpu/gateloop_device.h), one item per state entry
 // (token, head, r, c) of the d_h × d_h heads, entries [token][head·d_h + r][c]:
 //   b = k[r]·v[c] (real, stored complex)   and, with expandA, aFull = a[r]: the transition
 // scales the key rows (docs/spec/seed-models.md §2.1), so every column of row r gets a[r]. With
 // d_h = 1 the scan reads a as it is and expandA is off (aFull is never written).
 // Invocations loop grid-stride over what a capped grid does not reach.
 #version 450
-layout(local_size_x = 256) in;
+layout(local_size_x_id = 0) in;  // the size: core/gpu/workgroups.cpp
 layout(std430, binding = 0) readonly buffer ABuf { vec2 a[]; };           // [token][C]
 layout(std430, binding = 1) readonly buffer KBuf { float k[]; };          // [token][C]
 layout(std430, binding = 2) readonly buffer VBuf { float v[]; };          // [token][C]

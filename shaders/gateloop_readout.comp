@@ -1,8 +1,8 @@
-// GateLoop's read-out (core/vulkan/gateloop_device.h): y_t = H_tᵀ q_t per head,
+// GateLoop's read-out (core/gpu/gateloop_device.h): y_t = H_tᵀ q_t per head,
 // y[token][head·d_h + c] = Σ_r q[token][head·d_h + r] · H[token][head·d_h + r][c] (complex
 // H, real q), one invocation per output, looping grid-stride past a capped grid.
 #version 450
-layout(local_size_x = 256) in;
+layout(local_size_x_id = 0) in;  // the size: core/gpu/workgroups.cpp
 layout(std430, binding = 0) readonly buffer QBuf { float q[]; };       // [token][C]
 layout(std430, binding = 1) readonly buffer StateBuf { vec2 h[]; };    // [token][C·d_h]
 layout(std430, binding = 2) writeonly buffer YBuf { vec2 y[]; };       // [token][C]

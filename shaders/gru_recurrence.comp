@@ -1,4 +1,4 @@
-// One GRU layer's sequential part with ReLU gates (core/batch/gated_cells.h gruRecurrence):
+// One GRU layer's sequential part with ReLU gates (core/float_batch/gated_cells.h gruRecurrence):
 //   r = relu(gi[j] + gh[j]);  z = relu(gi[H+j] + gh[H+j]);  n = relu(gi[2H+j] + r·gh[2H+j])
 //   pytorch: h_t[j] = (1 − z)·n + z·h_{t−1}[j];  paper: h_t[j] = (1 − z)·h_{t−1}[j] + z·n
 #version 450

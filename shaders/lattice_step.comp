@@ -1,4 +1,4 @@
-// Lattice's recurrence (docs/spec/seed-models.md §1, core/models/lattice_step.h latticeRecurrence) in
+// Lattice's recurrence (docs/spec/seed-models.md §1, core/seed_models/lattice_step.h latticeRecurrence) in
 // fp32: one workgroup per (sequence, head) walks the steps [t0, t0 + count) of its tokens,
 // the slots S (M×D, slot-major) in shared memory. Invocations stride over slots (per-slot dots and the
 // slot's whole update, summed in the CPU reference's order) and over dimensions (the

@@ -1,8 +1,8 @@
-// The looped transformer's MLP activation (core/vulkan/looped_device.h), in place over
+// The looped transformer's MLP activation (core/gpu/looped_device.h), in place over
 // `count` values: GELU with the exact erf (PyTorch's nn.GELU() default) or ReLU (NaN
 // stays NaN, as the CPU reference). Invocations loop grid-stride past a capped grid.
 #version 450
-layout(local_size_x = 256) in;
+layout(local_size_x_id = 0) in;  // the size: core/gpu/workgroups.cpp
 layout(std430, binding = 0) buffer Values { float x[]; };
 layout(push_constant) uniform Push {
   uint count;

@@ -1,4 +1,4 @@
-// The looped transformer's attention core (core/vulkan/looped_device.h): one workgroup per
+// The looped transformer's attention core (core/gpu/looped_device.h): one workgroup per
 // (sequence b, head h, query n), looping grid-stride over what a capped grid does not
 // reach. Its invocations stride over the keys j (j ≤ n when CAUSAL) for the scores
 // ⟨q_n, k_j⟩·scale, which go to the query's row of `probs` (the loop's slice at
@@ -10,8 +10,9 @@
 // channels for Σ_j p_j v_j (in key order, keys with p_j = 0 skipped so a masked NaN value
 // stays out) into heads[b][n][h·s …].
 #version 450
-#define LOCAL 64  // a power of two (the reductions halve it); Vulkan guarantees ≥ 128
-layout(local_size_x = LOCAL) in;
+layout(local_size_x_id = 0) in;  // the size: core/gpu/workgroups.cpp
+// A power of two (the reductions halve it).
+layout(constant_id = 0) const uint LOCAL = 64;
 layout(std430, binding = 0) readonly buffer Q { float q[]; };  // [b][n][heads·s]
 layout(std430, binding = 1) readonly buffer K { float k[]; };
 layout(std430, binding = 2) readonly buffer V { float v[]; };

@@ -1,4 +1,4 @@
-// The looped transformer's pre-norm (core/vulkan/looped_device.h): per token row,
+// The looped transformer's pre-norm (core/gpu/looped_device.h): per token row,
 //   x = src[srcOffset + row] (+ E[row] when INJECT)        the block input
 //   z = α ⊙ x / sqrt(mean(x²) + eps)                       (RMS; α = 1 without ALPHA)
 // written to z and, with WRITE_XIN, x itself to xin (the attention branch's residual
@@ -6,8 +6,9 @@
 // squares in shared memory; workgroups loop grid-stride over the rows a capped grid does
 // not reach. α is row alphaOffset of the per-loop modulation table.
 #version 450
-#define LOCAL 64  // a power of two (the reduction halves it); Vulkan guarantees ≥ 128
-layout(local_size_x = LOCAL) in;
+layout(local_size_x_id = 0) in;  // the size: core/gpu/workgroups.cpp
+// A power of two (the reduction halves it).
+layout(constant_id = 0) const uint LOCAL = 64;
 layout(std430, binding = 0) readonly buffer Src { float src[]; };  // [slice][row][d]
 layout(std430, binding = 1) readonly buffer Inj { float e[]; };    // E [row][d]
 layout(std430, binding = 2) readonly buffer Mod { float mods[]; };  // [t][γ1 γ2 α1 α2][d]

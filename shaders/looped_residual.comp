@@ -1,10 +1,10 @@
-// The looped transformer's gated residual (core/vulkan/looped_device.h): for every entry i
+// The looped transformer's gated residual (core/gpu/looped_device.h): for every entry i
 // of rows × d, g = γ[i mod d] · branch[i] and out[outOffset + i] = base[baseOffset + i] + g;
 // with WRITE_BRANCH also branchOut[branchOffset + i] = g (the trace's attn_branch /
 // mlp_branch). γ is row gammaOffset of the per-loop modulation table. Invocations loop
 // grid-stride over what a capped grid does not reach.
 #version 450
-layout(local_size_x = 256) in;
+layout(local_size_x_id = 0) in;  // the size: core/gpu/workgroups.cpp
 layout(std430, binding = 0) readonly buffer Base { float base[]; };
 layout(std430, binding = 1) readonly buffer Branch { float branch[]; };  // [row][d]
 layout(std430, binding = 2) readonly buffer Mod { float mods[]; };       // [t][γ1 γ2 α1 α2][d]

@@ -1,5 +1,5 @@
 // One LSTM layer's sequential part with ReLU for every sigmoid and tanh
-// (core/batch/gated_cells.h lstmRecurrence): gates i, f, g, o = relu(gi + gh),
+// (core/float_batch/gated_cells.h lstmRecurrence): gates i, f, g, o = relu(gi + gh),
 //   c_t[j] = f·c_{t−1}[j] + i·g;  h_t[j] = o·relu(c_t[j])
 // The cell c[j] stays in the registers of the invocation that owns unit j, and goes to
 // memory only between chunks of steps.

@@ -1,4 +1,4 @@
-// minGRU / minLSTM gates (core/vulkan/min_rnn_device.h): from the pre-activations of the
+// minGRU / minLSTM gates (core/gpu/min_rnn_device.h): from the pre-activations of the
 // cell's Linears, per entry n of [b][t][unit], the leaves of h_t = a_t ⊙ h_{t−1} + b_t:
 //   minGRU   z = σ(k), a = 1 − z = σ(−k) (not 1 − z: no cancellation), w = z
 //   minLSTM  f = σ(p), i = σ(k), f' = f/(f + i) = σ(−diff), i' = i/(f + i) = σ(diff) with
@@ -8,9 +8,9 @@
 // `count` long, one after the other). Invocations loop grid-stride over what a capped
 // grid does not reach.
 #version 450
-layout(local_size_x = 256) in;
-layout(constant_id = 0) const uint kLstm = 0;        // 0: minGRU, 1: minLSTM
-layout(constant_id = 1) const uint kLogVariant = 0;  // 1: h̃ = g(ĥ)
+layout(local_size_x_id = 0) in;  // the size: core/gpu/workgroups.cpp
+layout(constant_id = 1) const uint kLstm = 0;        // 0: minGRU, 1: minLSTM
+layout(constant_id = 2) const uint kLogVariant = 0;  // 1: h̃ = g(ĥ)
 // The Linears' pre-activations, each `count` long: minGRU k, ĥ; minLSTM p, k, ĥ.
 layout(std430, binding = 0) readonly buffer PreBuf { float pre[]; };
 layout(std430, binding = 1) writeonly buffer ABuf { float a[]; };

@@ -3,7 +3,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
-layout(local_size_x = 256) in;
+layout(local_size_x_id = 0) in;  // the size: core/gpu/workgroups.cpp
 layout(std430, binding = 0) readonly buffer In { real src[]; };
 layout(std430, binding = 1) writeonly buffer Out { real dst[]; };
 layout(push_constant) uniform Push { uint count; };

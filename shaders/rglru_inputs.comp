@@ -1,9 +1,9 @@
-// The RG-LRU's transition and input (core/batch/conv_lru.h rgLruInputs), per [b][t][c]:
+// The RG-LRU's transition and input (core/float_batch/conv_lru.h rgLruInputs), per [b][t][c]:
 // e = lruC·r; a = 1 if e = 0, else 0 if base = 0, else base^e; bOut = √(1 − a²)·(i·u).
 // GLSL's pow is undefined at base 0 (and for 0^0): both cases are spelled out.
 // Invocations loop grid-stride over what a capped grid does not reach.
 #version 450
-layout(local_size_x = 256) in;
+layout(local_size_x_id = 0) in;  // the size: core/gpu/workgroups.cpp
 layout(std430, binding = 0) readonly buffer BaseBuf { float base[]; };  // C, ≥ 0
 layout(std430, binding = 1) readonly buffer RBuf { float r[]; };
 layout(std430, binding = 2) readonly buffer IBuf { float gateI[]; };

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "core/compile/compiler.h"
+#include "core/compiler/compiler.h"
 #include "core/programs/program_registry.h"
 #include "core/util/error.h"
 

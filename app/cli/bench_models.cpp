@@ -6,14 +6,14 @@
 #include <random>
 
 #include "app/cli/bench_timing.h"
-#include "core/batch/gated_cells.h"
-#include "core/models/min_rnn_scan.h"
+#include "core/float_batch/gated_cells.h"
+#include "core/seed_models/min_rnn_scan.h"
 #include "core/util/error.h"
 #ifdef LSRL_HAVE_VULKAN
-#include "core/vulkan/gated_cell_kernels.h"
-#include "core/vulkan/kernel_support.h"
-#include "core/vulkan/matvec_kernels.h"
-#include "core/vulkan/scan_kernels.h"
+#include "core/gpu/gated_cell_kernels.h"
+#include "core/gpu/kernel_support.h"
+#include "core/gpu/matvec_kernels.h"
+#include "core/gpu/scan_kernels.h"
 #endif
 
 namespace lsrl::cli {
@@ -23,14 +23,14 @@ namespace {
 constexpr int kLengths[] = {512, 4096};
 
 // Random minGRU gates for one sequence: z in (0, 1) through a sigmoid, candidates in [-1, 1].
-models::MinRnnGates randomGates(int steps, int width, std::mt19937& rng) {
+seed_models::MinRnnGates randomGates(int steps, int width, std::mt19937& rng) {
   std::normal_distribution<double> pre(0.0, 1.0);
   std::uniform_real_distribution<double> cand(-1.0, 1.0);
-  models::MinRnnGates g;
+  seed_models::MinRnnGates g;
   g.steps = steps;
   g.width = width;
   for (size_t i = 0; i < static_cast<size_t>(steps) * width; ++i) {
-    const double z = models::minRnnSigmoid(pre(rng));
+    const double z = seed_models::minRnnSigmoid(pre(rng));
     g.logA.push_back(std::log1p(-z));
     g.logW.push_back(std::log(z));
     g.candidate.push_back(cand(rng));
@@ -40,10 +40,10 @@ models::MinRnnGates randomGates(int steps, int width, std::mt19937& rng) {
 
 // A GRU layer with H units: random dense W_hh (3H × H) whose rows sum to at most 0.5 in
 // absolute value, so the ReLU-gated state stays bounded (no inf or NaN in the timings).
-batch::CsrMatrix randomRecurrentMatrix(int hidden, std::mt19937& rng) {
+float_batch::CsrMatrix randomRecurrentMatrix(int hidden, std::mt19937& rng) {
   std::uniform_real_distribution<float> w(-1.0f, 1.0f);
   const float scale = 0.5f / static_cast<float>(hidden);
-  batch::CsrMatrix m;
+  float_batch::CsrMatrix m;
   m.rows = 3 * hidden;
   m.cols = hidden;
   for (int r = 0; r < m.rows; ++r) {
@@ -75,18 +75,18 @@ int benchModels(const BenchModelsOptions& o, std::ostream& out) {
   out << "minGRU recurrence, d_h = " << H << "; GRU with H = " << H << " units\n"
       << "CPU (one thread):\n";
   for (const int T : kLengths) {
-    const models::MinRnnGates gates = randomGates(T, H, rng);
+    const seed_models::MinRnnGates gates = randomGates(T, H, rng);
     const std::vector<double> h0(static_cast<size_t>(H), 0.0);
-    using models::MinRnnVariant;
+    using seed_models::MinRnnVariant;
     const double seqMs = medianMs(
-        o.repeats, [&] { (void)models::minRnnSequential(gates, MinRnnVariant::Vanilla, h0); });
+        o.repeats, [&] { (void)seed_models::minRnnSequential(gates, MinRnnVariant::Vanilla, h0); });
     const double parMs = medianMs(
-        o.repeats, [&] { (void)models::minRnnParallel(gates, MinRnnVariant::Vanilla, h0); });
-    const batch::CsrMatrix whh = randomRecurrentMatrix(H, rng);
+        o.repeats, [&] { (void)seed_models::minRnnParallel(gates, MinRnnVariant::Vanilla, h0); });
+    const float_batch::CsrMatrix whh = randomRecurrentMatrix(H, rng);
     const std::vector<float> bhh = randomFloats(3 * static_cast<size_t>(H), rng);
     const std::vector<float> gi = randomFloats(3 * static_cast<size_t>(H) * T, rng);
     const double gruMs = medianMs(o.repeats, [&] {
-      (void)batch::gruRecurrence({1, T, H}, whh, bhh, gi, {}, batch::GruRule::Pytorch);
+      (void)float_batch::gruRecurrence({1, T, H}, whh, bhh, gi, {}, float_batch::GruRule::Pytorch);
     });
     out << "  T=" << T << fmt("  minGRU sequential %8.3f ms", seqMs)
         << fmt("  parallel scan %8.3f ms", parMs)
@@ -115,11 +115,11 @@ int benchModels(const BenchModelsOptions& o, std::ostream& out) {
     sequential.path = gpu::ScanPath::Sequential;
     for (const int B : {1, o.batch}) {
       for (const int T : kLengths) {
-        const batch::SeriesShape shape{B, T, H};
+        const float_batch::SeriesShape shape{B, T, H};
         const double seqMs = scans.timeDiagScan(shape, sequential, o.repeats);
         const double parMs = scans.timeDiagScan(shape, chunked, o.repeats);
         // The GRU cell on the device: one workgroup per sequence, all T steps.
-        const batch::CsrMatrix whh = randomRecurrentMatrix(H, rng);
+        const float_batch::CsrMatrix whh = randomRecurrentMatrix(H, rng);
         const gpu::DeviceCsr whhDevice = gpu::uploadCsr(*dev, whh, {});
         auto bhh = gpu::uploadFloats(*dev, randomFloats(3 * static_cast<size_t>(H), rng));
         auto gi = gpu::uploadFloats(
@@ -129,7 +129,8 @@ int benchModels(const BenchModelsOptions& o, std::ostream& out) {
         cells.recordGru(run,
                         {whhDevice.rowPtr.get(), whhDevice.col.get(), whhDevice.val.get(),
                          whhDevice.maxRowNonZeros},
-                        whhDevice.nonZeros, *bhh, *gi, nullptr, *h, shape, batch::GruRule::Pytorch);
+                        whhDevice.nonZeros, *bhh, *gi, nullptr, *h, shape,
+                        float_batch::GruRule::Pytorch);
         std::vector<double> gruTimes;
         for (int r = 0; r <= o.repeats; ++r) {
           double total = 0;

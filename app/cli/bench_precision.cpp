@@ -11,17 +11,18 @@
 #include <random>
 
 #include "app/cli/fp32_backends.h"
-#include "core/batch/layer_program.h"
-#include "core/compile/compiler.h"
+#include "core/compiler/compiler.h"
+#include "core/executor/executor.h"
+#include "core/float_batch/layer_program.h"
 #include "core/precision/certificate.h"
 #include "core/precision/fit_constants.h"
 #include "core/programs/program_registry.h"
 #include "core/programs/prompts.h"
-#include "core/run/executor.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #ifdef LSRL_HAVE_VULKAN
-#include "core/vulkan/device.h"
+#include "core/gpu/device.h"
+#include "core/numbers/exact_field.h"
 #endif
 
 namespace lsrl::cli {
@@ -182,7 +183,7 @@ nlohmann::ordered_json runRow(const Workload& w, const std::string& compileName,
   for (const ExactSequence& s : w.inputs) floatInputs.push_back(floatTokens(s));
   const FloatExecutor floatRunner(compiled.path);
   const Outputs f64 = runBatch<double>(floatRunner.sharedPlan(), floatInputs);
-  const batch::LayerProgram layers = batch::layerProgramFromPath(compiled.path);
+  const float_batch::LayerProgram layers = float_batch::layerProgramFromPath(compiled.path);
   const Outputs f32 = runFp32(layers, w.inputs, Fp32Backend::Cpu);
 
   auto put = [&](const char* name, const Score& s) {
@@ -216,7 +217,8 @@ nlohmann::ordered_json runRow(const Workload& w, const std::string& compileName,
   if (o.vulkan) {
     onDevice("vulkan", [&] { return runFp32(layers, w.inputs, Fp32Backend::Vulkan, o.device); });
     onDevice("vulkan_fp64", [&] {
-      return runVulkanFp64(batch::layerProgramFromPath<double>(compiled.path), w.inputs, o.device);
+      return runVulkanFp64(float_batch::layerProgramFromPath<double>(compiled.path), w.inputs,
+                           o.device);
     });
   }
   char line[256];

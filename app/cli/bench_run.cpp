@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "core/executor/executor.h"
 #include "core/programs/program_registry.h"
 #include "core/programs/prompts.h"
-#include "core/run/executor.h"
 #include "core/util/error.h"
 
 namespace lsrl::cli {

@@ -1,4 +1,4 @@
-// `lsrl bench run`: tokens per second of the CPU executor (core/run) on the paper's
+// `lsrl bench run`: tokens per second of the CPU executor (core/executor) on the paper's
 // programs, uncompiled: tok2tok (L = 3, direct) and vec2vec (n = 2, m = 1, direct), in
 // float64 and exactly, one thread, median of `repeats` runs after a warm-up run.
 // A benchmark, not a timed test: figures depend on the machine and the build type.

@@ -12,16 +12,16 @@
 #include <cstdio>
 
 #include "app/cli/bench_timing.h"
-#include "core/batch/cpu_runner.h"
-#include "core/compile/compiler.h"
+#include "core/compiler/compiler.h"
+#include "core/executor/executor.h"
+#include "core/float_batch/cpu_runner.h"
+#include "core/gpu/copy_kernel.h"
+#include "core/gpu/layer_runner.h"
+#include "core/gpu/scan_calibration.h"
+#include "core/gpu/scan_kernels.h"
 #include "core/precision/fit_constants.h"
 #include "core/programs/prompts.h"
 #include "core/programs/vec2vec.h"
-#include "core/run/executor.h"
-#include "core/vulkan/copy_kernel.h"
-#include "core/vulkan/layer_runner.h"
-#include "core/vulkan/scan_calibration.h"
-#include "core/vulkan/scan_kernels.h"
 #endif
 
 namespace lsrl::cli {
@@ -31,9 +31,9 @@ namespace {
 
 // The UA job's inputs: one sequence per grid query, [query token, prompt tokens...].
 struct UaJob {
-  batch::LayerProgram program;
+  float_batch::LayerProgram program;
   Graph path;
-  batch::SeriesShape shape;
+  float_batch::SeriesShape shape;
   std::vector<float> tokens;
   std::vector<std::vector<double>> queries;
 };
@@ -55,7 +55,7 @@ UaJob makeUaJob(const BenchVulkanOptions& o) {
     program = fitConstants(program, domain, Precision::Fp32).graph;
   }
   job.path = compile(program, c).path;
-  job.program = batch::layerProgramFromPath(job.path);
+  job.program = float_batch::layerProgramFromPath(job.path);
   job.shape = {o.grid * o.grid, static_cast<int>(prompt.size()) + 1, job.program.inputWidth};
   std::vector<float> promptFloats;
   for (const ExactVector& v : prompt)
@@ -73,8 +73,8 @@ UaJob makeUaJob(const BenchVulkanOptions& o) {
 }
 
 // The heat map: each sequence's last output.
-std::vector<double> lastOutputs(const std::vector<float>& outputs, const batch::SeriesShape& s,
-                                int width) {
+std::vector<double> lastOutputs(const std::vector<float>& outputs,
+                                const float_batch::SeriesShape& s, int width) {
   std::vector<double> out;
   for (int b = 0; b < s.batch; ++b)
     out.push_back(outputs[(static_cast<size_t>(b) * s.steps + s.steps - 1) * width]);
@@ -96,7 +96,7 @@ int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
     throw Error("bench vulkan: the device has no compute timestamps");
 
   // Bandwidths: the same number of bytes for the copy and for the scan (B=4, T=4096, C=1024).
-  const batch::SeriesShape scanShape{4, 4096, 1024};
+  const float_batch::SeriesShape scanShape{4, 4096, 1024};
   const double scanBytes = gpu::ScanKernels::diagScanBytes(scanShape);
   const size_t copyBytes = static_cast<size_t>(scanBytes / 2) & ~size_t{15};
   const double copyMs = gpu::timeCopy(*dev, copyBytes, o.repeats);
@@ -170,8 +170,8 @@ int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
         << job.shape.steps - 1 << "-token prompt), " << o.grid << "x" << o.grid
         << " queries = " << job.shape.batch << " sequences\n";
     std::vector<float> cpu, gpuOut;
-    const double cpuMs =
-        medianMs(o.repeats, [&] { cpu = batch::runLayersCpu(job.program, job.shape, job.tokens); });
+    const double cpuMs = medianMs(
+        o.repeats, [&] { cpu = float_batch::runLayersCpu(job.program, job.shape, job.tokens); });
     gpu::LayerRunner runner(*dev, job.program);
     gpu::LayerRunOptions runOptions;
     runOptions.calibration = &calibration;

@@ -2,7 +2,7 @@
 // diagonal scan's effective bandwidth (a and b read once + h written once, over kernel
 // time) in its three schedules (chunked chained, chunked reduce-then-scan, sequential),
 // with their ratio to the copy and the choice the scan calibration makes (cached, see
-// core/vulkan/scan_calibration.h); then the UA heat-map job (vec2vec n=2, m=1,
+// core/gpu/scan_calibration.h); then the UA heat-map job (vec2vec n=2, m=1,
 // multiplicative, compiled exactly with optimisation, rounded to fp32; N=32 prompt of
 // 1,024 tokens; 64×64 query grid = 4,096 sequences) on the fp32 CPU runner and on Vulkan
 // (median of `repeats` after a warm-up): Vulkan's wall time untimed, its kernel time from

@@ -15,13 +15,14 @@
 #include "app/cli/progress_printer.h"
 #include "app/cli/sigint_scope.h"
 #include "app/cli/target_options.h"
-#include "core/arch/targets.h"
-#include "core/compile/compiler.h"
-#include "core/compile/history_file.h"
+#include "core/compiler/compiler.h"
+#include "core/compiler/history_file.h"
+#include "core/compiler/model_file.h"
 #include "core/io/graph_file.h"
 #include "core/io/graph_hash.h"
-#include "core/io/model_file.h"
 #include "core/io/python_program.h"
+#include "core/targets/compile_to_weights.h"
+#include "core/targets/targets.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "core/util/thousands.h"
@@ -173,13 +174,19 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
       });
       return true;
     };
-    result = compile(program, options);
-    stopIfInterrupted("after the compile");
-    if (!target.empty()) {
-      // Refuses e.g. Multi in linear-rnn, or hawk without a horizon it needs.
-      (void)buildTargetFromCli(result.path, *targetFromName(target), targetOptions, targetValues);
-      stopIfInterrupted("while building the target");
-    }
+    // With --target, the target is built too (no tensors): it refuses e.g. Multi in
+    // linear-rnn, or hawk without a horizon it needs.
+    WeightsOptions weights;
+    weights.compile = options;
+    weights.compileWhen = CompileWhen::Always;
+    weights.last = target.empty() ? WeightsStage::Compile : WeightsStage::Target;
+    if (!target.empty()) weights.target = targetFromName(target);
+    weights.targetOptions = targetOptions;
+    weights.onStage = [](WeightsStage finished) {
+      stopIfInterrupted(finished == WeightsStage::Compile ? "after the compile"
+                                                          : "while building the target");
+    };
+    result = std::move(compileToWeightsFromCli(program, weights, targetValues).compile);
     if (history) {
       history->finish(result.steps);
       historyWritten = true;

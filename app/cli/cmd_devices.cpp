@@ -9,7 +9,7 @@
 #ifdef LSRL_HAVE_VULKAN
 #include <cstdlib>
 
-#include "core/vulkan/device.h"
+#include "core/gpu/device.h"
 #endif
 
 namespace lsrl::cli {

@@ -1,28 +1,28 @@
 // lsrl export MODEL.json --format safetensors|npz [--target ARCH] [target options] -o FILE
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/target_options.h"
-#include "core/arch/targets.h"
-#include "core/compile/compiler.h"
+#include "core/compiler/compiler.h"
+#include "core/compiler/model_file.h"
 #include "core/graph/checks.h"
-#include "core/io/model_file.h"
-#include "core/io/weights_file.h"
+#include "core/targets/compile_to_weights.h"
+#include "core/targets/targets.h"
+#include "core/targets/weights_file.h"
 #include "core/util/error.h"
 
 namespace lsrl::cli {
 
 namespace {
 
-// The recorded --target of the compile; else the simplest exact architecture that holds
-// the program: linear-rnn (Eq. 3) without Multi nodes, gated-linear-rnn (Eq. 4) with.
-Target defaultTarget(const CompiledModel& model) {
-  if (!model.target().empty()) {
-    if (auto t = targetFromName(model.target())) return *t;
-  }
-  return firstMulti(model.path) == kNoNode ? Target::LinearRnn : Target::GatedLinearRnn;
+// The recorded --target of the compile; else the default (defaultTarget,
+// core/targets/compile_to_weights.h).
+std::optional<Target> recordedTarget(const CompiledModel& model) {
+  if (!model.target().empty()) return targetFromName(model.target());
+  return std::nullopt;
 }
 
 std::string jsonString(const nlohmann::json& obj, const char* key) {
@@ -63,7 +63,7 @@ int cmdExport(const Argv& argv, std::ostream& out) {
   const std::string modelPath = args->positional()[0];
   const CompiledModel model = loadModelFile(modelPath);
   requireValidPath(model.path, modelPath);  // the same refusal as lsrl run and lsrl check
-  Target target = defaultTarget(model);
+  Target target = recordedTarget(model).value_or(defaultTarget(model.path));
   if (args->has("target")) {
     const auto t = targetFromName(args->get("target"));
     if (!t) throw Error("--target: unknown architecture \"" + args->get("target") + "\"");
@@ -74,16 +74,18 @@ int cmdExport(const Argv& argv, std::ostream& out) {
   if (targetFromName(model.target()) == target && model.compiled.contains("target_options"))
     optionValues = targetOptionValuesFromJson(model.compiled["target_options"], modelPath);
   for (const auto& [name, text] : targetOptionValues(*args)) optionValues[name] = text;
-  TargetOptions options = parseTargetOptions(target, optionValues);
-  requireExportableSize(model.path, modelPath);
-
+  WeightsOptions weights;
+  weights.target = target;
+  weights.targetOptions = parseTargetOptions(target, optionValues);
+  weights.compileWhen = CompileWhen::Never;  // a model file holds the compiled path
+  weights.modelName = modelPath;
   const nlohmann::json source = model.compiled.value("source", nlohmann::json::object());
-  options.sourceName = jsonString(source, "name");
-  options.sourceHash = jsonString(source, "hash");
-  options.precision = model.compiled.value("precision", nlohmann::json());
-  const TargetModel built = buildTargetFromCli(model.path, target, options, optionValues);
+  weights.targetOptions.sourceName = jsonString(source, "name");
+  weights.targetOptions.sourceHash = jsonString(source, "hash");
+  weights.targetOptions.precision = model.compiled.value("precision", nlohmann::json());
+  const CompiledWeights built = compileToWeightsFromCli(model.path, weights, optionValues);
 
-  const TensorFile file = weightsFile(built);
+  const TensorFile& file = *built.file;
   const long long values = writeWeightsFile(file, outPath, format);
 
   nlohmann::ordered_json line;

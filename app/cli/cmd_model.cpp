@@ -1,5 +1,5 @@
 // lsrl model list | run NAME [...] | eval NAME [...] | save NAME -o W.safetensors: the seed
-// architectures (core/models) from the command line.
+// architectures (core/seed_models) from the command line.
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -8,8 +8,8 @@
 #include "app/cli/commands.h"
 #include "app/cli/model_backends.h"
 #include "core/io/json_util.h"
-#include "core/models/model_eval.h"
-#include "core/models/seed_model.h"
+#include "core/seed_models/model_eval.h"
+#include "core/seed_models/seed_model.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
@@ -26,17 +26,17 @@ nlohmann::json readConfig(const Args& args) {
 }
 
 // `metadata`: the weights file's, when the model comes from one (else left as it is).
-std::unique_ptr<models::SeedModel> modelFor(const Args& args, const std::string& kind,
-                                            nlohmann::json* metadata) {
+std::unique_ptr<seed_models::SeedModel> modelFor(const Args& args, const std::string& kind,
+                                                 nlohmann::json* metadata) {
   if (args.has("weights")) {
     if (args.has("config"))
       throw Error("--weights holds the model's config: give --config or --weights, not both");
-    return models::loadSeedModel(kind, args.get("weights"), metadata);
+    return seed_models::loadSeedModel(kind, args.get("weights"), metadata);
   }
-  return models::makeSeedModel(kind, readConfig(args));
+  return seed_models::makeSeedModel(kind, readConfig(args));
 }
 
-nlohmann::json rowsToJson(const models::Sequence& rows) {
+nlohmann::json rowsToJson(const seed_models::Sequence& rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& r : rows) out.push_back(r);
   return out;
@@ -45,11 +45,11 @@ nlohmann::json rowsToJson(const models::Sequence& rows) {
 // The task a run or an eval scores by default: a trained checkpoint's own task, else the
 // model's first scored task (eval) or first task (run).
 std::string defaultTask(const nlohmann::json& metadata, const std::string& kind,
-                        const models::SeedModel& model, bool scored) {
+                        const seed_models::SeedModel& model, bool scored) {
   if (metadata.contains("task") && metadata["task"].is_string())
     return metadata["task"].get<std::string>();
   if (!scored) return model.tasks().at(0);
-  const std::vector<std::string> scoredTasks = models::scoredTasks(model);
+  const std::vector<std::string> scoredTasks = seed_models::scoredTasks(model);
   if (scoredTasks.empty())
     throw Error(kind + ": this config has no task with targets to score (see lsrl model list)");
   return scoredTasks[0];
@@ -59,7 +59,7 @@ int seedOf(const Args& args) {
   return args.has("seed") ? parseIntValue(args.get("seed"), "--seed", 0, 1 << 30) : 0;
 }
 
-int evalModel(const Args& args, const std::string& kind, const models::SeedModel& model,
+int evalModel(const Args& args, const std::string& kind, const seed_models::SeedModel& model,
               const nlohmann::json& metadata, std::ostream& out) {
   const std::string task =
       args.has("task") ? args.get("task") : defaultTask(metadata, kind, model, true);
@@ -72,9 +72,9 @@ int evalModel(const Args& args, const std::string& kind, const models::SeedModel
         "--batch sizes the Vulkan backend's batches (--backend vulkan); the cpu backend "
         "scores one sample per thread");
   const int batch = args.has("batch") ? parseIntValue(args.get("batch"), "--batch", 1, 65536)
-                                      : models::kDefaultEvalBatch;
+                                      : seed_models::kDefaultEvalBatch;
   const auto start = std::chrono::steady_clock::now();
-  const models::Score score =
+  const seed_models::Score score =
       evaluateSeedModelOn(which, model, task, static_cast<uint64_t>(seedOf(args)), samples, batch);
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -96,8 +96,8 @@ int evalModel(const Args& args, const std::string& kind, const models::SeedModel
 
 int listModels(std::ostream& out) {
   nlohmann::ordered_json doc = nlohmann::ordered_json::array();
-  for (const std::string& kind : models::seedModelKinds()) {
-    const auto m = models::makeSeedModel(kind, nlohmann::json::object());
+  for (const std::string& kind : seed_models::seedModelKinds()) {
+    const auto m = seed_models::makeSeedModel(kind, nlohmann::json::object());
     doc.push_back({{"model", kind},
                    {"tasks", m->tasks()},
                    {"input_width", m->inputWidth()},
@@ -159,7 +159,7 @@ int cmdModel(const Argv& argv, std::ostream& out) {
   const auto model = modelFor(*args, kind, &metadata);
   if (action == "save") {
     if (!args->has("o")) throw Error("missing -o W.safetensors (where to write the weights)");
-    models::saveSeedModel(*model, args->get("o"));
+    seed_models::saveSeedModel(*model, args->get("o"));
     out << "wrote " << args->get("o") << "\n";
     return 0;
   }
@@ -173,16 +173,17 @@ int cmdModel(const Argv& argv, std::ostream& out) {
   const std::string backend = args->get("backend", "cpu");
   const ModelBackend which = modelBackendFromName(backend);
   std::string task;
-  models::Sequence input;
+  seed_models::Sequence input;
   if (args->has("input")) {
-    input = models::loadSeedModelInput(args->get("input"));
+    input = seed_models::loadSeedModelInput(args->get("input"));
   } else {
     task = args->has("task") ? args->get("task") : defaultTask(metadata, kind, *model, false);
     input = model->taskInput(task, static_cast<uint64_t>(seedOf(*args)));
   }
-  models::Trace trace;
+  seed_models::Trace trace;
   const bool wantTrace = args->has("trace");
-  const models::Sequence outputs = runSeedModel(*model, input, which, wantTrace ? &trace : nullptr);
+  const seed_models::Sequence outputs =
+      runSeedModel(*model, input, which, wantTrace ? &trace : nullptr);
   if (wantTrace) writeFileAtomically(args->get("trace"), trace.toJson(kind).dump() + "\n");
   nlohmann::ordered_json result;
   result["model"] = kind;

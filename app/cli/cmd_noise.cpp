@@ -1,5 +1,5 @@
 // lsrl noise tok2tok|vec2vec ... -o OUT.csv [--plot OUT.svg]: the paper's Fig. 4
-// experiment (core/run/noise_experiment.h) with progress on stderr and Ctrl-C handling.
+// experiment (core/experiments/noise_experiment.h) with progress on stderr and Ctrl-C handling.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -12,8 +12,8 @@
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/sigint_scope.h"
-#include "core/run/noise_experiment.h"
-#include "core/run/noise_plot.h"
+#include "core/experiments/noise_experiment.h"
+#include "core/experiments/noise_plot.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 

@@ -1,4 +1,5 @@
 // lsrl program NAME [--set key=value]... -o FILE.json [--layout]
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <utility>
 

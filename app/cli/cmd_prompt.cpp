@@ -7,6 +7,7 @@
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
 #include "core/io/sequence_file.h"
+#include "core/numbers/exact_field.h"
 #include "core/programs/prompts.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"

@@ -10,11 +10,11 @@
 #include "app/cli/progress_printer.h"
 #include "app/cli/runnable_file.h"
 #include "app/cli/streamed_run.h"
-#include "core/batch/target_program.h"
+#include "core/executor/executor.h"
+#include "core/executor/trace_file.h"
+#include "core/float_batch/target_program.h"
 #include "core/io/graph_file.h"
 #include "core/io/sequence_file.h"
-#include "core/io/trace_file.h"
-#include "core/run/executor.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
@@ -172,7 +172,7 @@ int cmdRun(const Argv& argv, std::ostream& out) {
     const FloatTargetModel model = loadTargetWeights(file);
     if (batched) {
       for (const auto& o :
-           runFp32(batch::layerProgramFromTarget(model), batch.sequences, fp32Backend))
+           runFp32(float_batch::layerProgramFromTarget(model), batch.sequences, fp32Backend))
         rows.push_back(doubleRowsToJson(o));
     } else {
       for (const ExactSequence& s : batch.sequences)
@@ -180,11 +180,13 @@ int cmdRun(const Argv& argv, std::ostream& out) {
     }
   } else if (fp64) {
     const Graph graph = loadRunnableGraph(file, exact);
-    for (const auto& o : runVulkanFp64(batch::layerProgramFromPath<double>(graph), batch.sequences))
+    for (const auto& o :
+         runVulkanFp64(float_batch::layerProgramFromPath<double>(graph), batch.sequences))
       rows.push_back(doubleRowsToJson(o));
   } else if (batched) {
     const Graph graph = loadRunnableGraph(file, exact);
-    for (const auto& o : runFp32(batch::layerProgramFromPath(graph), batch.sequences, fp32Backend))
+    for (const auto& o :
+         runFp32(float_batch::layerProgramFromPath(graph), batch.sequences, fp32Backend))
       rows.push_back(doubleRowsToJson(o));
   } else {  // --trace (the runs without it were streamed above)
     bool compiled = false;

@@ -1,6 +1,6 @@
 // lsrl train NAME --task T [...] -o W.safetensors: trains a seed model's PyTorch twin
 // (app/python/lsrl/torch/train.py, which owns the options and their --help). This command
-// replaces itself with Python running that script (core/models/training_command.h), so its
+// replaces itself with Python running that script (core/seed_models/training_command.h), so its
 // JSON lines stream to the terminal and Ctrl-C reaches the script, which saves a checkpoint.
 #include <unistd.h>
 
@@ -10,14 +10,14 @@
 #include <ostream>
 
 #include "app/cli/commands.h"
-#include "core/models/training_command.h"
+#include "core/seed_models/training_command.h"
 #include "core/util/error.h"
 
 namespace lsrl::cli {
 
 int cmdTrain(const Argv& args, std::ostream& out) {
   out.flush();
-  models::TrainingCommand command = models::trainingCommand(args);
+  seed_models::TrainingCommand command = seed_models::trainingCommand(args);
   for (const auto& [name, value] : command.env)
     if (setenv(name.c_str(), value.c_str(), 1) != 0)
       throw Error("cannot set " + name + ": " + std::strerror(errno));

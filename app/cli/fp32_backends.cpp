@@ -8,11 +8,11 @@
 #include <span>
 #include <type_traits>
 
-#include "core/batch/cpu_runner.h"
+#include "core/float_batch/cpu_runner.h"
 #include "core/util/error.h"
 #ifdef LSRL_HAVE_VULKAN
-#include "core/vulkan/layer_runner.h"
-#include "core/vulkan/scan_calibration.h"
+#include "core/gpu/layer_runner.h"
+#include "core/gpu/scan_calibration.h"
 #endif
 
 namespace lsrl::cli {
@@ -44,12 +44,12 @@ Scalar deviceInput(const Exact& x, size_t sequence, size_t token, size_t feature
 // [B][T][outputWidth] out.
 template <class Scalar>
 using RunBatch =
-    std::function<std::vector<Scalar>(const batch::SeriesShape&, std::span<const Scalar>)>;
+    std::function<std::vector<Scalar>(const float_batch::SeriesShape&, std::span<const Scalar>)>;
 
 template <class Scalar>
 std::vector<std::vector<std::vector<double>>> runInBatches(
-    const batch::BasicLayerProgram<Scalar>& program, const std::vector<ExactSequence>& sequences,
-    const RunBatch<Scalar>& run) {
+    const float_batch::BasicLayerProgram<Scalar>& program,
+    const std::vector<ExactSequence>& sequences, const RunBatch<Scalar>& run) {
   std::map<size_t, std::vector<size_t>> byLength;  // T → sequence indices
   for (size_t i = 0; i < sequences.size(); ++i) byLength[sequences[i].size()].push_back(i);
   std::vector<std::vector<std::vector<double>>> outputs(sequences.size());
@@ -72,8 +72,8 @@ std::vector<std::vector<std::vector<double>>> runInBatches(
             tokens.push_back(deviceInput<Scalar>(row[f], i, t, f));
         }
       }
-      const batch::SeriesShape shape{static_cast<int>(members.size()), static_cast<int>(steps),
-                                     program.inputWidth};
+      const float_batch::SeriesShape shape{static_cast<int>(members.size()),
+                                           static_cast<int>(steps), program.inputWidth};
       const std::vector<Scalar> out = run(shape, tokens);
       const size_t w = static_cast<size_t>(program.outputWidth);
       for (size_t k = 0; k < members.size(); ++k) {
@@ -93,8 +93,8 @@ std::vector<std::vector<std::vector<double>>> runInBatches(
 // for the call), its scans scheduled by the user's calibration.
 template <class Scalar>
 std::vector<std::vector<std::vector<double>>> runOnVulkan(
-    const batch::BasicLayerProgram<Scalar>& program, const std::vector<ExactSequence>& sequences,
-    gpu::Device* device) {
+    const float_batch::BasicLayerProgram<Scalar>& program,
+    const std::vector<ExactSequence>& sequences, gpu::Device* device) {
   std::unique_ptr<gpu::Device> opened;
   if (device == nullptr) {
     opened = gpu::Device::open();
@@ -105,23 +105,25 @@ std::vector<std::vector<std::vector<double>>> runOnVulkan(
                                    gpu::realOf<Scalar>());
   gpu::LayerRunOptions options;
   options.calibration = &calibration;
-  return runInBatches<Scalar>(program, sequences,
-                              [&](const batch::SeriesShape& shape, std::span<const Scalar> tokens) {
-                                return runner.run(shape, tokens, options);
-                              });
+  return runInBatches<Scalar>(
+      program, sequences,
+      [&](const float_batch::SeriesShape& shape, std::span<const Scalar> tokens) {
+        return runner.run(shape, tokens, options);
+      });
 }
 #endif
 
 }  // namespace
 
-std::vector<std::vector<std::vector<double>>> runFp32(const batch::LayerProgram& program,
+std::vector<std::vector<std::vector<double>>> runFp32(const float_batch::LayerProgram& program,
                                                       const std::vector<ExactSequence>& sequences,
                                                       Fp32Backend backend, gpu::Device* device) {
   if (backend == Fp32Backend::Cpu)
-    return runInBatches<float>(program, sequences,
-                               [&](const batch::SeriesShape& shape, std::span<const float> tokens) {
-                                 return batch::runLayersCpu(program, shape, tokens);
-                               });
+    return runInBatches<float>(
+        program, sequences,
+        [&](const float_batch::SeriesShape& shape, std::span<const float> tokens) {
+          return float_batch::runLayersCpu(program, shape, tokens);
+        });
 #ifdef LSRL_HAVE_VULKAN
   return runOnVulkan<float>(program, sequences, device);
 #else
@@ -131,7 +133,7 @@ std::vector<std::vector<std::vector<double>>> runFp32(const batch::LayerProgram&
 }
 
 std::vector<std::vector<std::vector<double>>> runVulkanFp64(
-    const batch::LayerProgram64& program, const std::vector<ExactSequence>& sequences,
+    const float_batch::LayerProgram64& program, const std::vector<ExactSequence>& sequences,
     gpu::Device* device) {
 #ifdef LSRL_HAVE_VULKAN
   return runOnVulkan<double>(program, sequences, device);

@@ -4,7 +4,7 @@
 
 #include "core/util/error.h"
 #ifdef LSRL_HAVE_VULKAN
-#include "core/vulkan/device_models.h"
+#include "core/gpu/device_models.h"
 #endif
 
 namespace lsrl::cli {
@@ -25,8 +25,9 @@ ModelBackend modelBackendFromName(const std::string& name) {
   throw Error("unknown --backend \"" + name + "\" (cpu, vulkan)");
 }
 
-models::Sequence runSeedModel(const models::SeedModel& model, const models::Sequence& input,
-                              ModelBackend backend, models::Trace* trace) {
+seed_models::Sequence runSeedModel(const seed_models::SeedModel& model,
+                                   const seed_models::Sequence& input, ModelBackend backend,
+                                   seed_models::Trace* trace) {
   if (backend == ModelBackend::Cpu) return model.run(input, trace);
 #ifdef LSRL_HAVE_VULKAN
   const auto device = gpu::Device::open();
@@ -36,15 +37,17 @@ models::Sequence runSeedModel(const models::SeedModel& model, const models::Sequ
 #endif
 }
 
-models::Score evaluateSeedModelOn(ModelBackend backend, const models::SeedModel& model,
-                                  const std::string& task, uint64_t seed, int samples, int batch) {
-  if (backend == ModelBackend::Cpu) return models::evaluateSeedModel(model, task, seed, samples);
+seed_models::Score evaluateSeedModelOn(ModelBackend backend, const seed_models::SeedModel& model,
+                                       const std::string& task, uint64_t seed, int samples,
+                                       int batch) {
+  if (backend == ModelBackend::Cpu)
+    return seed_models::evaluateSeedModel(model, task, seed, samples);
 #ifdef LSRL_HAVE_VULKAN
   // One device for the whole run (opening one costs more than a batch on it).
   const auto device = gpu::Device::open();
-  return models::evaluateSeedModelInBatches(
+  return seed_models::evaluateSeedModelInBatches(
       model, task, seed, samples,
-      [&](const std::vector<models::Sequence>& inputs) {
+      [&](const std::vector<seed_models::Sequence>& inputs) {
         return gpu::runSeedModelBatchOnDevice(*device, model, inputs);
       },
       batch);

@@ -1,12 +1,12 @@
 // Where `lsrl model run` and `lsrl model eval` run a seed model: its float64 CPU reference
-// (core/models) or its fp32 Vulkan kernels (core/vulkan), which record the same trace arrays.
+// (core/seed_models) or its fp32 Vulkan kernels (core/gpu), which record the same trace arrays.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "core/models/model_eval.h"
-#include "core/models/seed_model.h"
+#include "core/seed_models/model_eval.h"
+#include "core/seed_models/seed_model.h"
 
 namespace lsrl::cli {
 
@@ -16,13 +16,15 @@ enum class ModelBackend { Cpu, Vulkan };
 ModelBackend modelBackendFromName(const std::string& name);
 
 // Throws gpu::VulkanUnavailable (an lsrl::Error) for Vulkan without a device or build.
-models::Sequence runSeedModel(const models::SeedModel& model, const models::Sequence& input,
-                              ModelBackend backend, models::Trace* trace);
+seed_models::Sequence runSeedModel(const seed_models::SeedModel& model,
+                                   const seed_models::Sequence& input, ModelBackend backend,
+                                   seed_models::Trace* trace);
 
 // Samples seed … seed + samples − 1 of `task` scored on `backend`: the CPU reference one
 // sample per thread on all cores (`batch` unused), or one Vulkan device running `batch`
-// samples per call (models::evaluateSeedModelInBatches). Throws as runSeedModel.
-models::Score evaluateSeedModelOn(ModelBackend backend, const models::SeedModel& model,
-                                  const std::string& task, uint64_t seed, int samples, int batch);
+// samples per call (seed_models::evaluateSeedModelInBatches). Throws as runSeedModel.
+seed_models::Score evaluateSeedModelOn(ModelBackend backend, const seed_models::SeedModel& model,
+                                       const std::string& task, uint64_t seed, int samples,
+                                       int batch);
 
 }  // namespace lsrl::cli

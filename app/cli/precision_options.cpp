@@ -1,5 +1,7 @@
 #include "app/cli/precision_options.h"
 
+#include <nlohmann/json.hpp>
+
 #include "app/cli/target_options.h"
 #include "core/precision/certificate.h"
 #include "core/util/error.h"

@@ -3,14 +3,14 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "core/arch/import.h"
+#include "core/compiler/model_file.h"
 #include "core/graph/checks.h"
 #include "core/io/graph_file.h"
 #include "core/io/json_util.h"
-#include "core/io/model_file.h"
 #include "core/io/npz.h"
 #include "core/io/python_program.h"
 #include "core/io/safetensors.h"
+#include "core/targets/import.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 

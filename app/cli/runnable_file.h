@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "core/arch/targets.h"
 #include "core/graph/graph.h"
+#include "core/targets/targets.h"
 
 namespace lsrl::cli {
 

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "app/cli/progress_printer.h"
+#include "core/executor/executor.h"
 #include "core/io/sequence_file.h"
 #include "core/io/sequence_stream.h"
-#include "core/run/executor.h"
 #include "core/util/error.h"
 #include "core/util/thousands.h"
 

@@ -1,5 +1,6 @@
 #include "app/cli/target_options.h"
 
+#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "core/util/error.h"
@@ -185,15 +186,15 @@ TargetOptionValues targetOptionValuesFromJson(const nlohmann::json& j, const std
   return values;
 }
 
-TargetModel buildTargetFromCli(const Graph& path, Target target, const TargetOptions& options,
-                               const TargetOptionValues& values) {
+CompiledWeights compileToWeightsFromCli(const Graph& program, const WeightsOptions& options,
+                                        const TargetOptionValues& values) {
   try {
-    return buildTarget(path, target, options);
+    return compileToWeights(program, options);
   } catch (const Cancelled&) {
     throw;
   } catch (const Error& e) {
     // hawk can only tell whether it needs a horizon once it sees the states.
-    if (target == Target::Hawk && values.count(kHorizon) == 0 &&
+    if (options.target == Target::Hawk && values.count(kHorizon) == 0 &&
         std::string_view(e.what()).find("horizon") != std::string_view::npos)
       throw Error(std::string(e.what()) + "; set it with --horizon T");
     throw;

@@ -1,5 +1,5 @@
 // The target-architecture options shared by `lsrl compile --target` and `lsrl export`:
-// the CLI face of core/arch's TargetOptions (targets.h, docs/architectures.md).
+// the CLI face of core/targets's TargetOptions (targets.h, docs/architectures.md).
 //
 //   --positivity split|shift   rnn, gated-rnn, gru, lstm: §2.1 split or §2.2 shift
 //   --box LO,HI                input box (shift, gru's "pytorch" bound K)
@@ -13,13 +13,14 @@
 #pragma once
 
 #include <map>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "app/cli/args.h"
-#include "core/arch/targets.h"
+#include "core/targets/compile_to_weights.h"
+#include "core/targets/targets.h"
 
 namespace lsrl::cli {
 
@@ -49,8 +50,9 @@ void dropDomainWhereUnread(const std::optional<Target>& target, TargetOptionValu
 nlohmann::json targetOptionValuesToJson(const TargetOptionValues& values);
 TargetOptionValues targetOptionValuesFromJson(const nlohmann::json& j, const std::string& where);
 
-// buildTarget, with the CLI option to set added to errors about a missing horizon.
-TargetModel buildTargetFromCli(const Graph& path, Target target, const TargetOptions& options,
-                               const TargetOptionValues& values);
+// compileToWeights (core/targets/compile_to_weights.h), with the CLI option to set added
+// to errors about a missing horizon.
+CompiledWeights compileToWeightsFromCli(const Graph& program, const WeightsOptions& options,
+                                        const TargetOptionValues& values);
 
 }  // namespace lsrl::cli

@@ -4,6 +4,7 @@
 
 #include "core/graph/node_reference.h"
 #include "core/graph/sugar.h"
+#include "core/numbers/exact_field.h"
 #include "core/util/error.h"
 
 namespace lsrl {

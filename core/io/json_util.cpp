@@ -2,10 +2,12 @@
 
 #include <climits>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <utility>
 #include <vector>
 
+#include "core/numbers/exact_field.h"
 #include "core/util/error.h"
 
 namespace lsrl::io {

@@ -10,7 +10,7 @@
 // prefix's python folders (whichever exist), ahead of $PYTHONPATH.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "core/graph/graph.h"

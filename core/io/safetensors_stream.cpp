@@ -1,5 +1,7 @@
 #include "core/io/safetensors_stream.h"
 
+#include <nlohmann/json.hpp>
+
 #include "core/io/graph_hash.h"
 #include "core/io/json_util.h"
 #include "core/util/error.h"

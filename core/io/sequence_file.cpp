@@ -7,6 +7,7 @@
 
 #include "core/graph/checks.h"
 #include "core/io/json_util.h"
+#include "core/numbers/exact_field.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "core/io/graph_hash.h"
 #include "core/io/json_util.h"
 #include "core/io/safetensors.h"
 #include "core/io/sequence_file.h"
+#include "core/numbers/exact_field.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 

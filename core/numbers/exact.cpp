@@ -12,8 +12,6 @@
 // - v_j = 2cos(2πj/N) satisfies v_j = g·v_{j-1} − v_{j-2} (v_0 = 2, v_1 = g); cos2Pi
 //   evaluates it with the equivalent doubling rules v_2k = v_k² − 2 and
 //   v_2k+1 = v_k·v_k+1 − g (O(log j) field products) and caches the results per field.
-#include "core/numbers/exact.h"
-
 #include <arb.h>
 #include <e-antic/fmpq_poly_extra.h>
 #include <e-antic/renf.h>
@@ -31,10 +29,12 @@
 #include <mutex>
 #include <numeric>
 #include <ostream>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "core/numbers/exact_field.h"
 #include "core/util/error.h"
 
 namespace lsrl {
@@ -497,34 +497,69 @@ eantic::renf_elem_class CosField::lift(const eantic::renf_elem_class& x,
 // ---------------------------------------------------------------------------------------
 // Exact: construction
 
-Exact::Exact() : field_(&CosField::rationals()) {}
-Exact::Exact(int v) : field_(&CosField::rationals()), v_(v) {}
-Exact::Exact(long v) : field_(&CosField::rationals()), v_(v) {}
-Exact::Exact(long long v) : field_(&CosField::rationals()), v_(v) {}
-Exact::Exact(const mpz_class& v) : field_(&CosField::rationals()), v_(v) {}
-Exact::Exact(const mpq_class& v) : field_(&CosField::rationals()) {
+static_assert(std::is_nothrow_move_constructible_v<eantic::renf_elem_class> &&
+              std::is_nothrow_move_assignable_v<eantic::renf_elem_class>);
+
+Exact::Exact() : field_(&CosField::rationals()) {
+  static_assert(sizeof(eantic::renf_elem_class) == kElementSize &&
+                    alignof(eantic::renf_elem_class) == kElementAlign,
+                "Exact's in-place storage (exact.h) must match e-antic's element");
+  new (element_) eantic::renf_elem_class();
+}
+Exact::Exact(const Exact& o) : field_(o.field_) { new (element_) eantic::renf_elem_class(o.v()); }
+Exact::Exact(Exact&& o) noexcept : field_(o.field_) {
+  new (element_) eantic::renf_elem_class(std::move(o.v()));
+}
+Exact& Exact::operator=(const Exact& o) {
+  field_ = o.field_;
+  v() = o.v();
+  return *this;
+}
+Exact& Exact::operator=(Exact&& o) noexcept {
+  field_ = o.field_;
+  v() = std::move(o.v());
+  return *this;
+}
+Exact::~Exact() { v().~renf_elem_class(); }
+
+Exact::Exact(int v) : field_(&CosField::rationals()) { new (element_) eantic::renf_elem_class(v); }
+Exact::Exact(long v) : field_(&CosField::rationals()) { new (element_) eantic::renf_elem_class(v); }
+Exact::Exact(long long v) : field_(&CosField::rationals()) {
+  new (element_) eantic::renf_elem_class(v);
+}
+Exact::Exact(const mpz_class& v) : field_(&CosField::rationals()) {
+  new (element_) eantic::renf_elem_class(v);
+}
+Exact::Exact(const mpq_class& v) : Exact() {
   mpq_class q(v);
   q.canonicalize();
-  v_ = q;
+  this->v() = q;
 }
 
-Exact::Exact(double v) : field_(&CosField::rationals()) {
+Exact::Exact(double v) : Exact() {
   if (!std::isfinite(v)) {
     throw Error(std::string("non-finite value ") +
                 (std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf")));
   }
-  v_ = mpq_class(v);  // exact: a double is a dyadic rational
+  this->v() = mpq_class(v);  // exact: a double is a dyadic rational
 }
 
-Exact::Exact(const CosField& field, eantic::renf_elem_class v) : field_(&field), v_(std::move(v)) {
-  if (&v_.parent() != &field.renf()) {
-    if (!v_.is_rational()) {
+Exact::Exact(const CosField& field, eantic::renf_elem_class v) : Exact() {
+  field_ = &field;
+  this->v() = std::move(v);
+  if (&this->v().parent() != &field.renf()) {
+    if (!this->v().is_rational()) {
       throw Error("Exact: the element does not belong to Q(cos 2π/" +
                   std::to_string(field.conductor()) + ")");
     }
-    v_ = field.fromRational(static_cast<mpq_class>(v_));
+    this->v() = field.fromRational(static_cast<mpq_class>(this->v()));
   }
 }
+
+bool Exact::isZero() const { return v().is_zero(); }
+bool Exact::isOne() const { return v().is_one(); }
+bool Exact::isInteger() const { return v().is_integer(); }
+bool Exact::isRational() const { return v().is_rational(); }
 
 Exact Exact::rational(long long num, long long den) {
   if (den == 0) throw Error("rational " + std::to_string(num) + "/0: division by zero");
@@ -607,8 +642,8 @@ int Exact::conductor() const { return field_->conductor(); }
 
 Exact Exact::liftedTo(const CosField& target) const {
   if (&target == field_) return *this;
-  if (v_.is_rational()) return Exact(target, target.fromRational(static_cast<mpq_class>(v_)));
-  return Exact(target, target.lift(v_, *field_));
+  if (v().is_rational()) return Exact(target, target.fromRational(static_cast<mpq_class>(v())));
+  return Exact(target, target.lift(v(), *field_));
 }
 
 int signOf(const eantic::renf_elem_class& x, const CosField& field) {
@@ -625,23 +660,23 @@ int signOf(const eantic::renf_elem_class& x, const CosField& field) {
 
 void releaseThreadExactCaches() { flint_cleanup(); }
 
-int Exact::sign() const { return signOf(v_, *field_); }
+int Exact::sign() const { return signOf(v(), *field_); }
 
 double Exact::toDouble() const {
-  if (v_.is_rational()) return static_cast<double>(v_);  // no refinement needed
-  eantic::renf_elem_class tmp(v_);
+  if (v().is_rational()) return static_cast<double>(v());  // no refinement needed
+  eantic::renf_elem_class tmp(v());
   std::lock_guard<std::mutex> lock(field_->embeddingMutex());
   return static_cast<double>(tmp);
 }
 
 mpq_class Exact::toRational() const {
-  if (!v_.is_rational()) throw Error("toRational() needs a rational value, got " + toString());
-  return static_cast<mpq_class>(v_);
+  if (!v().is_rational()) throw Error("toRational() needs a rational value, got " + toString());
+  return static_cast<mpq_class>(v());
 }
 
 std::string Exact::toString() const {
-  if (v_.is_rational()) return static_cast<mpq_class>(v_).get_str();
-  return formatIrrational(*field_, v_);
+  if (v().is_rational()) return static_cast<mpq_class>(v()).get_str();
+  return formatIrrational(*field_, v());
 }
 
 std::ostream& operator<<(std::ostream& os, const Exact& x) { return os << x.toString(); }
@@ -650,78 +685,78 @@ std::ostream& operator<<(std::ostream& os, const Exact& x) { return os << x.toSt
 // Exact: arithmetic
 
 const eantic::renf_elem_class& Exact::alignWith(const Exact& o, eantic::renf_elem_class& scratch) {
-  if (field_ == o.field_) return o.v_;
-  if (o.field_->conductor() == 4) return o.v_;  // e-antic combines Q with any field
-  if (o.v_.is_rational()) {
-    scratch = field_->fromRational(static_cast<mpq_class>(o.v_));
+  if (field_ == o.field_) return o.v();
+  if (o.field_->conductor() == 4) return o.v();  // e-antic combines Q with any field
+  if (o.v().is_rational()) {
+    scratch = field_->fromRational(static_cast<mpq_class>(o.v()));
     return scratch;
   }
-  if (v_.is_rational()) {
-    v_ = o.field_->fromRational(static_cast<mpq_class>(v_));
+  if (v().is_rational()) {
+    v() = o.field_->fromRational(static_cast<mpq_class>(v()));
     field_ = o.field_;
-    return o.v_;
+    return o.v();
   }
   const CosField& target = CosField::lcmOf(*field_, *o.field_);
   if (&target != field_) {
-    v_ = target.lift(v_, *field_);
+    v() = target.lift(v(), *field_);
     field_ = &target;
   }
-  if (&target == o.field_) return o.v_;
-  scratch = target.lift(o.v_, *o.field_);
+  if (&target == o.field_) return o.v();
+  scratch = target.lift(o.v(), *o.field_);
   return scratch;
 }
 
 Exact Exact::operator-() const {
   Exact r(*this);
-  r.v_ = -v_;
+  r.v() = -v();
   return r;
 }
 
 Exact& Exact::operator+=(const Exact& o) {
   if (field_ == o.field_) {
-    v_ += o.v_;
+    v() += o.v();
   } else {
     eantic::renf_elem_class scratch;
-    v_ += alignWith(o, scratch);
+    v() += alignWith(o, scratch);
   }
   return *this;
 }
 
 Exact& Exact::operator-=(const Exact& o) {
   if (field_ == o.field_) {
-    v_ -= o.v_;
+    v() -= o.v();
   } else {
     eantic::renf_elem_class scratch;
-    v_ -= alignWith(o, scratch);
+    v() -= alignWith(o, scratch);
   }
   return *this;
 }
 
 Exact& Exact::operator*=(const Exact& o) {
   if (field_ == o.field_) {
-    v_ *= o.v_;
+    v() *= o.v();
   } else {
     eantic::renf_elem_class scratch;
-    v_ *= alignWith(o, scratch);
+    v() *= alignWith(o, scratch);
   }
   return *this;
 }
 
 Exact& Exact::operator/=(const Exact& o) {
-  if (o.v_.is_zero()) throw Error("division by zero");
+  if (o.v().is_zero()) throw Error("division by zero");
   if (field_ == o.field_) {
-    v_ /= o.v_;
+    v() /= o.v();
   } else {
     eantic::renf_elem_class scratch;
-    v_ /= alignWith(o, scratch);
+    v() /= alignWith(o, scratch);
   }
   return *this;
 }
 
 bool operator==(const Exact& a, const Exact& b) {
-  if (a.field_ == b.field_) return a.v_ == b.v_;
-  if (b.v_.is_rational()) return a.v_ == static_cast<mpq_class>(b.v_);
-  if (a.v_.is_rational()) return b.v_ == static_cast<mpq_class>(a.v_);
+  if (a.field_ == b.field_) return a.v() == b.v();
+  if (b.v().is_rational()) return a.v() == static_cast<mpq_class>(b.v());
+  if (a.v().is_rational()) return b.v() == static_cast<mpq_class>(a.v());
   return (a - b).isZero();
 }
 
@@ -730,12 +765,12 @@ std::strong_ordering operator<=>(const Exact& a, const Exact& b) {
   // place, which is not safe for values shared between threads).
   int s;
   if (a.field_ == b.field_) {
-    if (a.v_ == b.v_) return std::strong_ordering::equal;
-    s = signOf(a.v_ - b.v_, *a.field_);
-  } else if (b.v_.is_rational()) {
-    s = signOf(a.v_ - static_cast<mpq_class>(b.v_), *a.field_);
-  } else if (a.v_.is_rational()) {
-    s = -signOf(b.v_ - static_cast<mpq_class>(a.v_), *b.field_);
+    if (a.v() == b.v()) return std::strong_ordering::equal;
+    s = signOf(a.v() - b.v(), *a.field_);
+  } else if (b.v().is_rational()) {
+    s = signOf(a.v() - static_cast<mpq_class>(b.v()), *a.field_);
+  } else if (a.v().is_rational()) {
+    s = -signOf(b.v() - static_cast<mpq_class>(a.v()), *b.field_);
   } else {
     s = (a - b).sign();
   }

@@ -7,16 +7,25 @@
 // refinement), which is what lets an exact ReLU be decided exactly.
 #pragma once
 
-#include <gmpxx.h>
+#include <gmp.h>
 
 #include <compare>
+#include <cstddef>
 #include <cstdint>
-#include <e-antic/renf_elem_class.hpp>
 #include <iosfwd>
-#include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
+
+// Declared, not defined: this header is included almost everywhere (through
+// core/graph/matrix.h), so it keeps GMP's C++ layer, e-antic and boost out. Code that
+// works with the values' fields or elements includes core/numbers/exact_field.h.
+template <class T, class U>
+class __gmp_expr;
+typedef __gmp_expr<mpz_t, mpz_t> mpz_class;
+typedef __gmp_expr<mpq_t, mpq_t> mpq_class;
+namespace eantic {
+class renf_elem_class;
+}
 
 namespace lsrl {
 
@@ -25,6 +34,11 @@ class CosField;
 class Exact {
  public:
   Exact();  // zero
+  Exact(const Exact& o);
+  Exact(Exact&& o) noexcept;
+  Exact& operator=(const Exact& o);
+  Exact& operator=(Exact&& o) noexcept;
+  ~Exact();
   Exact(int v);
   Exact(long v);
   Exact(long long v);
@@ -50,12 +64,12 @@ class Exact {
   int conductor() const;
   // The same value, as an element of a field whose conductor is a multiple of ours.
   Exact liftedTo(const CosField& target) const;
-  const eantic::renf_elem_class& element() const { return v_; }
+  const eantic::renf_elem_class& element() const { return v(); }
 
-  bool isZero() const { return v_.is_zero(); }
-  bool isOne() const { return v_.is_one(); }
-  bool isInteger() const { return v_.is_integer(); }
-  bool isRational() const { return v_.is_rational(); }
+  bool isZero() const;
+  bool isOne() const;
+  bool isInteger() const;
+  bool isRational() const;
   // Exact sign. Unlike renf_elem_class::sgn() it never modifies this value and it
   // serialises e-antic's refinement of the field's embedding, so const Exacts (and
   // values of one field) may be used from several threads at once.
@@ -84,59 +98,23 @@ class Exact {
 
  private:
   // Brings *this and o into one field (lifting as needed) and returns o's element as
-  // an element that e-antic can combine with v_ (it may live in `scratch`).
+  // an element that e-antic can combine with v() (it may live in `scratch`).
   const eantic::renf_elem_class& alignWith(const Exact& o, eantic::renf_elem_class& scratch);
 
+  // The e-antic element, held in place: its size and alignment are checked against
+  // e-antic's in exact.cpp, so an Exact costs what the element costs.
+  static constexpr std::size_t kElementSize = 88;
+  static constexpr std::size_t kElementAlign = 8;
+  eantic::renf_elem_class& v() { return *reinterpret_cast<eantic::renf_elem_class*>(element_); }
+  const eantic::renf_elem_class& v() const {
+    return *reinterpret_cast<const eantic::renf_elem_class*>(element_);
+  }
+
   const CosField* field_;
-  eantic::renf_elem_class v_;
+  alignas(kElementAlign) unsigned char element_[kElementSize];
 };
 
 std::ostream& operator<<(std::ostream& os, const Exact& x);
-
-// Q(cos 2π/N) with generator g = 2cos(2π/N). Fields are created once per N and
-// live for the whole process; references to them stay valid.
-class CosField {
- public:
-  // N is rounded up to lcm(4, N); throws lsrl::Error for N < 1 or N > kMaxConductor.
-  static const CosField& get(long long N);
-  static const CosField& rationals() { return get(4); }
-  static const CosField& lcmOf(const CosField& a, const CosField& b);
-  static constexpr long long kMaxConductor = 4096;
-
-  int conductor() const { return n_; }
-  int degree() const;
-  const eantic::renf_class& renf() const { return *k_; }
-  eantic::renf_elem_class zero() const;
-  eantic::renf_elem_class fromRational(const mpq_class& q) const;
-  // cos(2π m / M); M must divide the conductor.
-  eantic::renf_elem_class cos2Pi(long long m, long long M) const;
-  // Lifts an element of `from` (whose conductor divides ours) into this field.
-  eantic::renf_elem_class lift(const eantic::renf_elem_class& x, const CosField& from) const;
-
-  CosField(const CosField&) = delete;
-  CosField& operator=(const CosField&) = delete;
-  explicit CosField(int n);  // use get()
-  ~CosField();
-
- private:
-  friend class Exact;
-  friend int signOf(const eantic::renf_elem_class& x, const CosField& field);
-  // Guards e-antic's refinement of this field's embedding (see signOf).
-  std::mutex& embeddingMutex() const;
-  // √p for a prime p; the conductor must be a multiple of 8 (p = 2) or of 4p.
-  eantic::renf_elem_class sqrtOfPrime(long long p) const;
-
-  struct Cache;  // the generator g and cos(2πj/N) values, guarded by a mutex
-
-  int n_;
-  boost::intrusive_ptr<const eantic::renf_class> k_;
-  std::unique_ptr<Cache> cache_;
-};
-
-// The sign of an element of `field`, decided exactly and thread-safely (use this rather
-// than x.sgn() or x < 0 in code that may run on several threads: e-antic refines the
-// enclosures of x and of the field's generator in place while deciding).
-int signOf(const eantic::renf_elem_class& x, const CosField& field);
 
 // FLINT keeps per-thread memory pools (integers, constants). A thread that used exact
 // numbers releases them before it ends, or they leak: create one ExactThreadScope at

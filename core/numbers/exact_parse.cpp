@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "core/numbers/exact.h"
+#include "core/numbers/exact_field.h"
 #include "core/util/error.h"
 
 namespace lsrl {

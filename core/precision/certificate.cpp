@@ -4,10 +4,12 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/graph/node_reference.h"
 #include "core/graph/sugar_replay.h"
+#include "core/numbers/exact_field.h"
 #include "core/precision/group_tree.h"
 #include "core/util/error.h"
 

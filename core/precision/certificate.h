@@ -19,7 +19,7 @@
 // reach 10²¹ where the values stay below 10.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>

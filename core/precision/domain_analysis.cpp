@@ -7,6 +7,7 @@
 
 #include "core/graph/node_reference.h"
 #include "core/graph/sugar_replay.h"
+#include "core/numbers/exact_field.h"
 #include "core/precision/group_tree.h"
 #include "core/util/error.h"
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/graph/graph.h"
+#include "core/numbers/exact_field.h"
 #include "core/precision/value_range.h"
 
 namespace lsrl {

@@ -6,7 +6,7 @@
 // contract still holds (docs/precision.md).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>

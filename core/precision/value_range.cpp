@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/numbers/exact_field.h"
+
 namespace lsrl {
 
 namespace {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/numbers/exact.h"
+#include "core/numbers/exact_field.h"
 
 namespace lsrl {
 

@@ -2,6 +2,7 @@
 
 #include <string_view>
 
+#include "core/numbers/exact_field.h"
 #include "core/util/error.h"
 
 namespace lsrl {

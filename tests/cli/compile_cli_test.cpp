@@ -9,11 +9,11 @@
 #include <sstream>
 
 #include "cli/cli_test_util.h"
-#include "core/arch/targets.h"
-#include "core/compile/history_file.h"
-#include "core/io/model_file.h"
+#include "core/compiler/history_file.h"
+#include "core/compiler/model_file.h"
 #include "core/io/npz.h"
 #include "core/io/safetensors.h"
+#include "core/targets/targets.h"
 #include "core/util/atomic_file.h"
 
 namespace lsrl::cli {

@@ -4,11 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/executor/executor.h"
 #include "core/io/graph_file.h"
 #include "core/io/graph_hash.h"
 #include "core/io/sequence_file.h"
 #include "core/programs/program_registry.h"
-#include "core/run/executor.h"
 #include "core/util/atomic_file.h"
 
 namespace lsrl {

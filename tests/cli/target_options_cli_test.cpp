@@ -1,6 +1,6 @@
 // The target options of `lsrl compile` and `lsrl export` (app/cli/target_options.h): the
 // exported weights are those of buildTarget with the same options, they read back through
-// core/io's safetensors reader and core/arch/import.h to the model's own float64 outputs,
+// core/io's safetensors reader and core/targets/import.h to the model's own float64 outputs,
 // options recorded by compile apply at export, and bad or missing options are named.
 #include <gtest/gtest.h>
 
@@ -10,10 +10,10 @@
 #include <random>
 
 #include "cli/cli_test_util.h"
-#include "core/arch/import.h"
-#include "core/arch/targets.h"
-#include "core/io/model_file.h"
+#include "core/compiler/model_file.h"
 #include "core/io/safetensors.h"
+#include "core/targets/import.h"
+#include "core/targets/targets.h"
 
 namespace lsrl::cli {
 namespace {

@@ -1,7 +1,7 @@
 // The looped transformer of docs/spec/seed-models.md §T6.1 (d = 2, N = 2, one head of size 2,
 // r = 2 loops, ReLU, eps = 0) with its weights and input E, and small helpers to read
-// trace arrays: shared by the CPU reference's test vectors (tests/models) and the Vulkan
-// twin's (tests/vulkan).
+// trace arrays: shared by the CPU reference's test vectors (tests/seed_models) and the Vulkan
+// twin's (tests/gpu).
 #pragma once
 
 #include <cstddef>
@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/models/looped.h"
+#include "core/seed_models/looped.h"
 
-namespace lsrl::models::spec61 {
+namespace lsrl::seed_models::spec61 {
 
 inline Tensor tensor(const std::string& name, std::vector<int64_t> shape,
                      std::vector<double> data) {
@@ -70,4 +70,4 @@ inline std::vector<double> slice(const Tensor& a, size_t index) {
           a.data.begin() + static_cast<ptrdiff_t>((index + 1) * inner)};
 }
 
-}  // namespace lsrl::models::spec61
+}  // namespace lsrl::seed_models::spec61

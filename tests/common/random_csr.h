@@ -7,15 +7,16 @@
 #include <random>
 #include <vector>
 
-#include "core/batch/layouts.h"
+#include "core/float_batch/layouts.h"
 
 namespace lsrl::testing_common {
 
 // rows × cols with up to perRow entries per row (distinct sorted columns; some rows
 // empty), each row's absolute values summing to at most rowSum, so recurrences through
 // it stay bounded.
-inline batch::CsrMatrix randomCsr(std::mt19937& rng, int rows, int cols, int perRow, float rowSum) {
-  batch::CsrMatrix A;
+inline float_batch::CsrMatrix randomCsr(std::mt19937& rng, int rows, int cols, int perRow,
+                                        float rowSum) {
+  float_batch::CsrMatrix A;
   A.rows = rows;
   A.cols = cols;
   std::uniform_int_distribution<int> column(0, cols - 1), count(0, perRow);

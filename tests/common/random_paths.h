@@ -2,14 +2,14 @@
 // evaluated is unspecified (gcc and clang differ), and the graphs must be the same in both
 // builds.
 // Small random path graphs covering every layer kind and recurrence structure of the
-// batch runners (core/batch/layer_program.h), shared by the CPU and Vulkan runner tests.
+// batch runners (core/float_batch/layer_program.h), shared by the CPU and Vulkan runner tests.
 #pragma once
 
 #include <cmath>
 #include <random>
 #include <vector>
 
-#include "core/batch/layouts.h"
+#include "core/float_batch/layouts.h"
 #include "core/graph/graph.h"
 
 namespace lsrl::testing_paths {
@@ -118,7 +118,8 @@ inline Graph multiFreePath(std::mt19937_64& rng) {
   return g;
 }
 
-inline std::vector<float> randomTokens(const batch::SeriesShape& shape, std::mt19937_64& rng) {
+inline std::vector<float> randomTokens(const float_batch::SeriesShape& shape,
+                                       std::mt19937_64& rng) {
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   std::vector<float> t(static_cast<size_t>(shape.batch) * shape.steps * shape.channels);
   for (float& x : t) x = u(rng);

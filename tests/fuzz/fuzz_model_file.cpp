@@ -6,11 +6,11 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/arch/targets.h"
-#include "core/batch/layer_program.h"
+#include "core/compiler/model_file.h"
+#include "core/float_batch/layer_program.h"
 #include "core/graph/checks.h"
 #include "core/io/json_util.h"
-#include "core/io/model_file.h"
+#include "core/targets/targets.h"
 #include "core/util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const lsrl::CompiledModel model =
         lsrl::modelFromJson(lsrl::io::parseJson(text, "fuzz.model.json"), "fuzz.model.json");
     lsrl::requireValidPath(model.path, "fuzz.model.json");
-    (void)lsrl::batch::layerProgramFromPath(model.path);
+    (void)lsrl::float_batch::layerProgramFromPath(model.path);
     (void)lsrl::buildTarget(model.path, lsrl::Target::GatedLinearRnn);
   } catch (const lsrl::Error&) {
     // Refused, as the API promises.

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/arch/import.h"
 #include "core/io/npz.h"
 #include "core/io/safetensors.h"
+#include "core/targets/import.h"
 #include "core/util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

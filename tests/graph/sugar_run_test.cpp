@@ -6,8 +6,8 @@
 #include <functional>
 #include <vector>
 
+#include "core/executor/executor.h"
 #include "core/graph/sugar.h"
-#include "core/run/executor.h"
 
 namespace lsrl {
 namespace {

@@ -6,14 +6,14 @@
 #include "app/layout/dot_layout.h"
 #include "app/layout/visible_graph.h"
 #include "common/error_of.h"
-#include "core/compile/compiler.h"
+#include "core/compiler/compiler.h"
+#include "core/executor/executor.h"
 #include "core/graph/checks.h"
 #include "core/graph/derived_widths.h"
 #include "core/graph/stats.h"
 #include "core/graph/sugar.h"
 #include "core/io/graph_file.h"
 #include "core/programs/more_ones.h"
-#include "core/run/executor.h"
 #include "graph/nested_groups_sample.h"
 
 namespace lsrl {

@@ -14,6 +14,7 @@
 #include "core/graph/builder.h"
 #include "core/graph/checks.h"
 #include "core/graph/sugar.h"
+#include "core/numbers/exact_field.h"
 #include "core/programs/tok2tok.h"
 #include "core/util/atomic_file.h"
 #include "io/io_test_util.h"

@@ -7,6 +7,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "core/numbers/exact_field.h"
 #include "core/util/atomic_file.h"
 #include "io/io_test_util.h"
 

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/numbers/exact_field.h"
 #include "core/util/error.h"
 
 namespace lsrl {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/executor/executor.h"
 #include "core/graph/graph.h"
-#include "core/run/executor.h"
 
 namespace lsrl::testing_programs {
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "core/executor/executor.h"
 #include "core/programs/more_ones.h"
 #include "core/programs/prompts.h"
 #include "core/programs/tok2tok.h"
 #include "core/programs/vec2vec.h"
-#include "core/run/executor.h"
 #include "tests/programs/program_test_util.h"
 
 namespace lsrl {

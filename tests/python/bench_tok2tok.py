@@ -7,7 +7,7 @@ exactly, two ways in one process:
 - Python: ``program(prompt)`` — a numpy array in, an lsrl.Matrix out (the conversions,
   the pybind11 call and the wrapping included);
 - C++: ``_lsrl.time_cpp_runs`` — the same plan run by an Executor in a C++ loop, as a
-  C++ user of core/run does, the tokens converted once.
+  C++ user of core/executor does, the tokens converted once.
 
 Each is timed per run over several rounds (medians); the ratio Python / C++ is what
 the Python layer costs. The last line printed is one JSON object with the figures.

@@ -482,6 +482,8 @@ class Weights(unittest.TestCase):
             more_ones().export_weights(os.path.join(self.tmp, "x.npz"), target="foo")
         with self.assertRaisesRegex(ValueError, 'unknown weight file format "csv"'):
             more_ones().export_weights(odd_name, format="csv")
+        with self.assertRaisesRegex(ValueError, "linear-rnn .*does not read stacked"):
+            more_ones().export_weights(os.path.join(self.tmp, "s.npz"), stacked=True)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The six primitives and their operators from Python, mirroring the C++ tests
 tests/graph/graph_test.cpp (ids, lowering of the operators, slices, always_positive,
-topological order, statistics) and tests/run/primitives_test.cpp (what each primitive
+topological order, statistics) and tests/executor/primitives_test.cpp (what each primitive
 computes, exactly and in float64, and the ForEach semantics).
 
 The expected values are the C++ tests' own, worked out by hand from the definitions

@@ -36,7 +36,7 @@
 #include "app/studio/player/player_scene.h"
 #include "app/studio/player/rule_explanation.h"
 #include "app/studio/player/step_focus.h"
-#include "core/compile/compiler.h"
+#include "core/compiler/compiler.h"
 #include "studio/studio_test_util.h"
 
 namespace lsrl::studio {

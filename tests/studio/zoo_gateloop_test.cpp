@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "app/studio/plots/chart_export.h"
 #include "app/studio/zoo/gateloop_view.h"

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "app/studio/plots/chart_export.h"
 #include "app/studio/plots/heatmap_widget.h"
@@ -215,7 +216,7 @@ TEST(LatticeGeometry, WiderSlotsAreProjectedByAnUncentredPca) {
 }
 
 TEST(LatticeGeometry, MissingArraysAreNamed) {
-  models::Trace trace;
+  seed_models::Trace trace;
   try {
     LatticeGeometry g(trace);
     ADD_FAILURE() << "expected an error";

@@ -78,7 +78,7 @@ inline QStringList chartAxisLabels(QChartView* view, Qt::Orientation orientation
 // The error the view gives for a run whose trace has no arrays (empty if none).
 inline std::string errorForEmptyTrace(ModelView& view, const ModelRun& run) {
   auto broken = std::make_shared<ModelRun>(run);
-  broken->trace = models::Trace();
+  broken->trace = seed_models::Trace();
   try {
     view.setRun(broken);
   } catch (const Error& e) {

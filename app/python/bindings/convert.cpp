@@ -4,6 +4,7 @@
 #include <string>
 
 #include "app/python/bindings/common.h"
+#include "core/numbers/exact_field.h"
 #include "core/util/error.h"
 
 namespace lsrl::py {

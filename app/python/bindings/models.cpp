@@ -1,4 +1,4 @@
-// The seed models (core/models) for Python: what lsrl.torch needs to check its PyTorch
+// The seed models (core/seed_models) for Python: what lsrl.torch needs to check its PyTorch
 // twins against the C++ float64 models, to draw training data from the same task
 // generators as `lsrl model` and the explorer, and to read and write checkpoints in the
 // format `lsrl model run --weights` loads. Configs and metadata are dicts (through json).
@@ -11,8 +11,8 @@
 #include "app/python/bindings/common.h"
 #include "core/io/json_util.h"
 #include "core/io/safetensors.h"
-#include "core/models/scored_tasks.h"
-#include "core/models/seed_model.h"
+#include "core/seed_models/scored_tasks.h"
+#include "core/seed_models/seed_model.h"
 #include "core/util/error.h"
 
 namespace lsrl::py {
@@ -55,20 +55,21 @@ std::vector<Tensor> tensorsFromDict(const pyb::dict& weights) {
   return out;
 }
 
-std::unique_ptr<models::SeedModel> modelOf(const std::string& kind, pyb::handle config,
-                                           pyb::handle weights) {
+std::unique_ptr<seed_models::SeedModel> modelOf(const std::string& kind, pyb::handle config,
+                                                pyb::handle weights) {
   const nlohmann::json cfg = toJson(config, kind + " config");
-  if (weights.is_none()) return models::makeSeedModel(kind, cfg);
-  return models::makeSeedModel(kind, cfg,
-                               tensorsFromDict(pyb::reinterpret_borrow<pyb::dict>(weights)));
+  if (weights.is_none()) return seed_models::makeSeedModel(kind, cfg);
+  return seed_models::makeSeedModel(kind, cfg,
+                                    tensorsFromDict(pyb::reinterpret_borrow<pyb::dict>(weights)));
 }
 
-models::Sequence rowsOf(const pyb::array_t<double, pyb::array::c_style | pyb::array::forcecast>& a,
-                        int width, const std::string& kind) {
+seed_models::Sequence rowsOf(
+    const pyb::array_t<double, pyb::array::c_style | pyb::array::forcecast>& a, int width,
+    const std::string& kind) {
   if (a.ndim() != 2)
     throw Error(kind + ": inputs must be a [T][" + std::to_string(width) + "] array, got " +
                 std::to_string(a.ndim()) + " dimensions");
-  models::Sequence rows(static_cast<size_t>(a.shape(0)));
+  seed_models::Sequence rows(static_cast<size_t>(a.shape(0)));
   const double* p = a.data();
   for (auto& row : rows) {
     row.assign(p, p + a.shape(1));
@@ -77,7 +78,7 @@ models::Sequence rowsOf(const pyb::array_t<double, pyb::array::c_style | pyb::ar
   return rows;
 }
 
-pyb::array_t<double> rowsToArray(const models::Sequence& rows, int width) {
+pyb::array_t<double> rowsToArray(const seed_models::Sequence& rows, int width) {
   std::vector<double> flat;
   for (const auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
   return arrayOf({static_cast<int64_t>(rows.size()), width}, flat);
@@ -86,7 +87,7 @@ pyb::array_t<double> rowsToArray(const models::Sequence& rows, int width) {
 }  // namespace
 
 void registerModels(pyb::module_& m) {
-  m.def("seed_model_kinds", &models::seedModelKinds, "The seed models' kinds.");
+  m.def("seed_model_kinds", &seed_models::seedModelKinds, "The seed models' kinds.");
   m.def(
       "seed_model_init",
       [](const std::string& kind, pyb::handle config) {
@@ -100,8 +101,9 @@ void registerModels(pyb::module_& m) {
       [](const std::string& kind, pyb::handle config, pyb::handle weights,
          const pyb::array_t<double, pyb::array::c_style | pyb::array::forcecast>& inputs) {
         const auto model = modelOf(kind, config, weights);
-        models::Trace trace;
-        const models::Sequence out = model->run(rowsOf(inputs, model->inputWidth(), kind), &trace);
+        seed_models::Trace trace;
+        const seed_models::Sequence out =
+            model->run(rowsOf(inputs, model->inputWidth(), kind), &trace);
         return pyb::make_tuple(rowsToArray(out, model->outputWidth()),
                                tensorsToDict(trace.arrays()));
       },
@@ -111,7 +113,7 @@ void registerModels(pyb::module_& m) {
   m.def(
       "seed_scored_tasks",
       [](const std::string& kind, pyb::handle config) {
-        return models::scoredTasks(*modelOf(kind, config, pyb::none()));
+        return seed_models::scoredTasks(*modelOf(kind, config, pyb::none()));
       },
       pyb::arg("kind"), pyb::arg("config") = pyb::none(),
       "The model's tasks with class targets (what training and lsrl model eval score).");
@@ -122,9 +124,10 @@ void registerModels(pyb::module_& m) {
         if (count < 1 || count > 1000000)
           throw Error("count must be between 1 and 1000000, got " + std::to_string(count));
         const auto model = modelOf(kind, config, pyb::none());
-        std::vector<models::ScoredSample> samples;
+        std::vector<seed_models::ScoredSample> samples;
         for (int i = 0; i < count; ++i)
-          samples.push_back(models::scoredSample(*model, task, seed + static_cast<uint64_t>(i)));
+          samples.push_back(
+              seed_models::scoredSample(*model, task, seed + static_cast<uint64_t>(i)));
         const auto T = static_cast<pyb::ssize_t>(samples[0].input.size());
         const auto W = static_cast<pyb::ssize_t>(model->inputWidth());
         pyb::array_t<double> x({static_cast<pyb::ssize_t>(count), T, W});
@@ -147,7 +150,7 @@ void registerModels(pyb::module_& m) {
       [](const std::string& kind, pyb::handle config, const pyb::dict& weights,
          const std::string& path, pyb::handle extra) {
         const auto model = modelOf(kind, config, weights);
-        models::saveSeedModel(*model, path, toJson(extra, "checkpoint metadata"));
+        seed_models::saveSeedModel(*model, path, toJson(extra, "checkpoint metadata"));
       },
       pyb::arg("kind"), pyb::arg("config"), pyb::arg("weights"), pyb::arg("path"),
       pyb::arg("metadata") = pyb::none(),
@@ -162,7 +165,7 @@ void registerModels(pyb::module_& m) {
         if (!meta.is_object() || !meta.contains("model") || !meta["model"].is_string())
           throw Error(path + ": not a seed-model weights file (no \"model\" in its metadata)");
         const std::string kind = meta["model"].get<std::string>();
-        const auto model = models::loadSeedModel(kind, path);
+        const auto model = seed_models::loadSeedModel(kind, path);
         return pyb::make_tuple(kind, fromJson(model->config()), tensorsToDict(model->weights()),
                                fromJson(meta));
       },

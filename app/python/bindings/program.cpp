@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -15,16 +16,17 @@
 #include <vector>
 
 #include "app/python/bindings/common.h"
-#include "core/arch/targets.h"
-#include "core/compile/compiler.h"
+#include "core/compiler/compiler.h"
+#include "core/compiler/model_file.h"
+#include "core/executor/executor.h"
 #include "core/graph/stats.h"
 #include "core/io/graph_file.h"
 #include "core/io/graph_hash.h"
 #include "core/io/json_util.h"
-#include "core/io/model_file.h"
-#include "core/io/weights_file.h"
 #include "core/programs/prompts.h"
-#include "core/run/executor.h"
+#include "core/targets/compile_to_weights.h"
+#include "core/targets/targets.h"
+#include "core/targets/weights_file.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
@@ -178,7 +180,7 @@ struct Compiled {
   double seconds = 0;
   bool stopped = false;
   std::shared_ptr<const CompileHistory> history;
-  // The "compiled" metadata of a model file (core/io/model_file.h); empty when the compile
+  // The "compiled" metadata of a model file (core/compiler/model_file.h); empty when the compile
   // stopped early or only folded, whose graphs are programs, not compiled paths.
   std::string modelMetadata;
 };
@@ -272,22 +274,13 @@ pyb::dict exportWeights(const std::shared_ptr<Graph>& g, NodeId output, const st
                         const std::string& source) {
   Graph program = *g;
   program.setOutput(output);
-  Graph pathGraph;
-  if (isPath(program)) {
-    pathGraph = std::move(program);
-  } else {
-    pyb::gil_scoped_release release;
-    CompileOptions options;
-    options.recordHistory = false;
-    pathGraph = compile(program, options).path;
-  }
-  Target target = firstMulti(pathGraph) == kNoNode ? Target::LinearRnn : Target::GatedLinearRnn;
+  WeightsOptions w;  // the target defaults as in lsrl export (defaultTarget)
   if (targetName) {
     const auto t = targetFromName(*targetName);
     if (!t) throw Error("unknown target \"" + *targetName + "\"");
-    target = *t;
+    w.target = *t;
   }
-  TargetOptions o;
+  TargetOptions& o = w.targetOptions;
   o.sourceName = source;
   const auto p = positivityFromName(positivity);
   if (!p) throw Error("positivity: expected \"split\" or \"shift\", got \"" + positivity + "\"");
@@ -303,15 +296,16 @@ pyb::dict exportWeights(const std::shared_ptr<Graph>& g, NodeId output, const st
   o.stacked = stacked;
   o.hawkResidual = hawkResidual;
   const std::string fmt = weightsFormat(path, format.value_or(std::string()));
-  requireExportableSize(pathGraph, path);
+  w.modelName = path;
+  Target target = Target::LinearRnn;
   long long values = 0;
   size_t tensors = 0;
   {
     pyb::gil_scoped_release release;
-    const TargetModel built = buildTarget(pathGraph, target, o);
-    const TensorFile file = weightsFile(built);
-    tensors = file.tensors.size();
-    values = writeWeightsFile(file, path, fmt);
+    const CompiledWeights built = compileToWeights(program, w);
+    target = built.target;
+    tensors = built.tensors().size();
+    values = writeWeightsFile(*built.file, path, fmt);
   }
   pyb::dict d;
   d["format"] = fmt;
@@ -323,7 +317,7 @@ pyb::dict exportWeights(const std::shared_ptr<Graph>& g, NodeId output, const st
 }
 
 // The C++ side of the Python benchmark (tests/python/bench_tok2tok.py): runs the program
-// on `tokens` `repeats` times as a C++ user of core/run does (one plan and executor, the
+// on `tokens` `repeats` times as a C++ user of core/executor does (one plan and executor, the
 // tokens converted once) and returns each run's seconds.
 std::vector<double> timeCppRuns(const std::shared_ptr<Graph>& g, NodeId output, pyb::handle tokens,
                                 const std::string& backend, int repeats) {

@@ -333,11 +333,13 @@ class ForEach:
         `lsrl export` does. A program that is not yet a path is compiled first (exactly,
         without changing this ForEach).
 
-        target: linear-rnn, gated-linear-rnn, rnn, gated-rnn, gru, lstm or hawk (default:
-        linear-rnn without Multiplicative nodes, gated-linear-rnn with them).
+        target: linear-rnn, gated-linear-rnn, rnn, gated-rnn, gru, lstm or hawk (default, as
+        for `lsrl export`: linear-rnn without Multiplicative nodes, gated-linear-rnn with
+        them; docs/architectures.md).
         format: "safetensors" or "npz" (default: from the extension, .npz is npz).
         positivity ("split"|"shift"), box=(lo, hi), horizon, gru_update ("paper"|"pytorch"),
-        stacked, hawk_residual: the target options of `lsrl compile --target`.
+        stacked, hawk_residual: the target options of `lsrl compile --target`; one set away
+        from its default for a target that does not read it raises ValueError.
         Returns {format, target, tensors, values, output}.
         """
         return _lsrl.export_weights(self._graph, self._output_id, os.fspath(path), target, format,

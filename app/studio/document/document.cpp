@@ -5,6 +5,7 @@
 #include <cmath>
 #include <deque>
 #include <exception>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "app/layout/expansion_room.h"

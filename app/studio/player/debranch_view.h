@@ -17,7 +17,7 @@
 #include <memory>
 
 #include "app/studio/player/step_replay.h"
-#include "core/compile/compiler.h"
+#include "core/compiler/compiler.h"
 #include "core/util/memory_use.h"
 
 class QCheckBox;

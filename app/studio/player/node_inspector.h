@@ -9,7 +9,7 @@
 #include <memory>
 #include <optional>
 
-#include "core/compile/compiler.h"
+#include "core/compiler/compiler.h"
 
 class QComboBox;
 class QLabel;

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "core/compile/compiler.h"
+#include "core/compiler/compiler.h"
 
 namespace lsrl::studio {
 

@@ -1,6 +1,6 @@
 // One sentence per compiler rule for the player's step label ("5B stack Linears: two
 // Linears reading the same node become one Linear ..."), read from the rule itself
-// (core/compile/rule.h's RuleIdentity, through compileRule).
+// (core/compiler/rule.h's RuleIdentity, through compileRule).
 #pragma once
 
 #include <QString>

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/compile/compiler.h"
-#include "core/compile/ir.h"
+#include "core/compiler/compiler.h"
+#include "core/compiler/ir.h"
 
 namespace lsrl::studio {
 

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "core/run/noise_plot.h"
+#include "core/experiments/noise_plot.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 

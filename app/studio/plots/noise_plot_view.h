@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "core/run/noise_experiment.h"
+#include "core/experiments/noise_experiment.h"
 
 class QChart;
 class QChartView;

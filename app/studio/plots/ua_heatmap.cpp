@@ -4,12 +4,12 @@
 #include <cmath>
 #include <numbers>
 
-#include "core/batch/cpu_runner.h"
-#include "core/batch/layer_program.h"
-#include "core/compile/compiler.h"
+#include "core/compiler/compiler.h"
+#include "core/executor/executor.h"
+#include "core/float_batch/cpu_runner.h"
+#include "core/float_batch/layer_program.h"
 #include "core/precision/fit_constants.h"
 #include "core/programs/vec2vec.h"
-#include "core/run/executor.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {
@@ -53,8 +53,8 @@ namespace {
 
 // The program compiled (exact, optimised), its constants fitted for fp32 first when
 // asked: the targets' values lie in [-3, 3], as do the query, widths and corners.
-batch::LayerProgram compiledLayers(const Graph& program, const UaHeatmapRequest& request,
-                                   int tokensPerQuery) {
+float_batch::LayerProgram compiledLayers(const Graph& program, const UaHeatmapRequest& request,
+                                         int tokensPerQuery) {
   Graph source = program;
   if (request.run == UaRun::FittedFp32) {
     const InputDomain domain{Exact(-3), Exact(3), std::nullopt, tokensPerQuery};
@@ -62,7 +62,7 @@ batch::LayerProgram compiledLayers(const Graph& program, const UaHeatmapRequest&
   }
   CompileOptions options;
   options.recordHistory = false;
-  return batch::layerProgramFromPath(compile(source, options).path);
+  return float_batch::layerProgramFromPath(compile(source, options).path);
 }
 
 std::vector<double> lastOutputs(const std::vector<FloatSequence>& outputs) {
@@ -122,7 +122,7 @@ UaHeatmapResult computeUaHeatmap(const UaHeatmapRequest& request,
   r.target = grid();
   r.expected = grid();
   r.valid.assign(static_cast<size_t>(G), std::vector<bool>(static_cast<size_t>(G)));
-  std::optional<batch::LayerProgram> layers;
+  std::optional<float_batch::LayerProgram> layers;
   if (request.run != UaRun::Program) layers = compiledLayers(program, request, r.tokensPerQuery);
   if (exact) {
     r.exactModel.assign(static_cast<size_t>(G), std::vector<Exact>(static_cast<size_t>(G)));
@@ -161,8 +161,8 @@ UaHeatmapResult computeUaHeatmap(const UaHeatmapRequest& request,
         inputs.push_back(std::move(tokens));
       }
       // The compile on the fp32 CPU batch runner, or the program in float64.
-      const std::vector<double> last = lastOutputs(layers ? batch::runSequencesCpu(*layers, inputs)
-                                                          : runBatch(plan, inputs, batch));
+      const std::vector<double> last = lastOutputs(
+          layers ? float_batch::runSequencesCpu(*layers, inputs) : runBatch(plan, inputs, batch));
       for (int i = 0; i < G; ++i) {
         const auto I = static_cast<size_t>(i);
         const std::vector<double> x = {r.coords[I], r.coords[J]};

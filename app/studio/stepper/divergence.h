@@ -4,7 +4,7 @@
 //
 // What is compared: two runs of the same graph (program vs program) compare every node;
 // a compiled path against a program run or another compiled path compares program nodes,
-// each component through the path component that carries it (core/compile/provenance.h),
+// each component through the path component that carries it (core/compiler/provenance.h),
 // so the divergence names the first program node where the two runs differ; two paths
 // without labels are paired node by node (same shape) or by shared names; a target
 // model's run compares outputs only. The outputs are compared last in every case.

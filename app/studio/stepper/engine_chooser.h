@@ -1,7 +1,7 @@
 // Picks what the stepper runs: program or compiled model, exact, float64 or (compiled)
 // fp32, the compiler's optimisation, the constants as built or fitted to the tokens'
 // domain (docs/precision.md), and the compiled model's form (the path graph, traced node by
-// node, or a target architecture from core/arch/targets.h, outputs only).
+// node, or a target architecture from core/targets/targets.h, outputs only).
 #pragma once
 
 #include <QWidget>

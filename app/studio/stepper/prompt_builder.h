@@ -6,7 +6,7 @@
 #include <QString>
 #include <QWidget>
 
-#include "core/run/executor.h"
+#include "core/executor/executor.h"
 
 class QComboBox;
 class QLabel;

@@ -4,12 +4,13 @@
 #include <cstdio>
 #include <numeric>
 
-#include "core/batch/cpu_runner.h"
-#include "core/batch/layer_program.h"
-#include "core/batch/target_program.h"
-#include "core/compile/compiler.h"
-#include "core/compile/provenance.h"
+#include "core/compiler/compiler.h"
+#include "core/compiler/provenance.h"
+#include "core/float_batch/cpu_runner.h"
+#include "core/float_batch/layer_program.h"
+#include "core/float_batch/target_program.h"
 #include "core/precision/fit_constants.h"
+#include "core/targets/compile_to_weights.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {
@@ -79,17 +80,13 @@ void labelPath(const Graph& program, Backend backend, StepperRun& out) {
 
 // The compiled path, or the target built from it, on the fp32 CPU batch runner (one
 // sequence): its outputs, one row per token.
-std::vector<std::vector<double>> runFp32(const Graph& path, const std::optional<Target>& target,
+std::vector<std::vector<double>> runFp32(const Graph& path,
+                                         const std::optional<TargetModel>& target,
                                          const ExactSequence& tokens) {
-  batch::LayerProgram layers;
-  if (target) {
-    TargetOptions options;
-    options.shift.horizon = std::max(1, static_cast<int>(tokens.size()));
-    layers = batch::layerProgramFromTarget(buildTarget(path, *target, options).floatModel());
-  } else {
-    layers = batch::layerProgramFromPath(path);
-  }
-  return batch::runSequencesCpu(layers, {floatTokens(tokens)}).front();
+  const float_batch::LayerProgram layers =
+      target ? float_batch::layerProgramFromTarget(target->floatModel())
+             : float_batch::layerProgramFromPath(path);
+  return float_batch::runSequencesCpu(layers, {floatTokens(tokens)}).front();
 }
 
 std::string formatOne(double x) {
@@ -229,6 +226,8 @@ StepperRun runEngine(const Graph& program, const EngineSpec& spec, const ExactSe
   StepperRun out;
   out.spec = spec;
   out.tokens = tokens;
+  std::optional<TargetModel> target;  // compiled runs with a target
+  double targetSeconds = 0;
   if (spec.source == RunSource::Program) {
     out.graph = program;
   } else {
@@ -240,19 +239,35 @@ StepperRun runEngine(const Graph& program, const EngineSpec& spec, const ExactSe
       source =
           fitConstants(program, domain, spec.fp32 ? Precision::Fp32 : Precision::Float64).graph;
     }
-    CompileOptions options;
-    options.backend = spec.exact ? Backend::Exact : Backend::Float64;
-    options.recordHistory = false;
-    options.optimize = spec.optimize;
-    options.progress = [&](long long steps) {
+    // The path, and the target built from it (outputs only), in one go
+    // (core/targets/compile_to_weights.h); the run below needs no tensors.
+    WeightsOptions options;
+    options.target = spec.target;
+    options.last = spec.target ? WeightsStage::Target : WeightsStage::Compile;
+    options.compileWhen = CompileWhen::Always;
+    options.compile.backend = spec.exact ? Backend::Exact : Backend::Float64;
+    options.compile.optimize = spec.optimize;
+    options.compile.progress = [&](long long steps) {
       if (progress.report) progress.report(0, 0, "compiling: " + std::to_string(steps) + " steps");
       return progress.cancel == nullptr || !progress.cancel->load();
     };
-    out.graph = compile(source, options).path;
-    out.compileSeconds = secondsSince(start);
+    options.targetOptions.shift.horizon = std::max(1, static_cast<int>(tokens.size()));
+    auto stageStart = start;
+    options.onStage = [&](WeightsStage finished) {
+      if (finished == WeightsStage::Compile) {
+        out.compileSeconds = secondsSince(start);
+        stageStart = std::chrono::steady_clock::now();
+      } else {
+        targetSeconds = secondsSince(stageStart);  // counted with the run, as before
+      }
+      checkCancel(progress);
+    };
+    CompiledWeights compiled = compileToWeights(source, options);
+    out.graph = std::move(compiled.compile.path);
+    target = std::move(compiled.model);
     if (progress.report) progress.report(0, 0, "labelling the path with program values");
     const auto labelStart = std::chrono::steady_clock::now();
-    labelPath(source, options.backend, out);
+    labelPath(source, options.compile.backend, out);
     out.labelSeconds = secondsSince(labelStart);
   }
   checkCancel(progress);
@@ -261,8 +276,8 @@ StepperRun runEngine(const Graph& program, const EngineSpec& spec, const ExactSe
   PlanOptions plan;
   plan.allowHugeSparse = spec.source == RunSource::Compiled;
   if (spec.source == RunSource::Compiled && spec.fp32 && !spec.exact) {
-    out.floatOutputs = runFp32(out.graph, spec.target, tokens);
-  } else if (!spec.target) {
+    out.floatOutputs = runFp32(out.graph, target, tokens);
+  } else if (!target) {
     if (spec.exact) {
       plan.exact = true;
       plan.extraConductor = tokenConductor(tokens);
@@ -272,9 +287,7 @@ StepperRun runEngine(const Graph& program, const EngineSpec& spec, const ExactSe
       runTraced<double>(out.graph, floatTokens(tokens), plan, progress, out);
     }
   } else {
-    TargetOptions options;
-    options.shift.horizon = std::max(1, static_cast<int>(tokens.size()));
-    const TargetModel model = buildTarget(out.graph, *spec.target, options);
+    const TargetModel& model = *target;
     checkCancel(progress);
     if (spec.exact) {
       out.exactOutputs = model.run(tokens);
@@ -287,7 +300,7 @@ StepperRun runEngine(const Graph& program, const EngineSpec& spec, const ExactSe
       out.floatOutputs = model.runFloat(floatTokens(tokens));
     }
   }
-  out.runSeconds = secondsSince(start);
+  out.runSeconds = targetSeconds + secondsSince(start);
   return out;
 }
 

@@ -17,9 +17,9 @@
 #include <variant>
 #include <vector>
 
-#include "core/arch/targets.h"
+#include "core/executor/executor.h"
 #include "core/graph/graph.h"
-#include "core/run/executor.h"
+#include "core/targets/targets.h"
 
 namespace lsrl::studio {
 
@@ -32,7 +32,7 @@ struct EngineSpec {
   // Compiled only: nullopt runs the compiled path graph (every node traced); a target
   // architecture is built from the path and run for its outputs only.
   std::optional<Target> target;
-  // Compiled, not exact: run in fp32 on the CPU batch runner (core/batch; outputs only)
+  // Compiled, not exact: run in fp32 on the CPU batch runner (core/float_batch; outputs only)
   // instead of float64.
   bool fp32 = false;
   // Compiled only: the program's constants fitted first (docs/precision.md) for the run's
@@ -68,7 +68,7 @@ struct StepperRun {
   double labelSeconds = 0;  // compiled runs: tracePathProvenance
   std::string fittedTo;     // fitted runs: the domain ("inputs in [0, 9] ..., t ≤ 33")
   // Compiled runs: the program, and what each path component carries in its terms
-  // (core/compile/provenance.h): a label per component ("query[1]"; empty where unknown)
+  // (core/compiler/provenance.h): a label per component ("query[1]"; empty where unknown)
   // and, per program node, the path node and component holding each of its components
   // ((kNoNode, -1) where none does).
   std::shared_ptr<const Graph> program;

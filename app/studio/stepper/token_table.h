@@ -5,7 +5,7 @@
 
 #include <QWidget>
 
-#include "core/run/executor.h"
+#include "core/executor/executor.h"
 
 class QTableWidget;
 class QLabel;

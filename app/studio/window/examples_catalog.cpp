@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <nlohmann/json.hpp>
 
 #include "core/io/graph_file.h"
 #include "core/io/graph_hash.h"

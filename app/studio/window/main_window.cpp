@@ -59,7 +59,7 @@
 #include "app/studio/zoo/model_tab.h"
 #include "app/studio/zoo/model_zoo_panel.h"
 #include "app/studio/zoo/step_bar.h"
-#include "core/models/seed_model.h"
+#include "core/seed_models/seed_model.h"
 #include "core/util/thousands.h"
 
 // The icons are compiled into the static library, whose resources are registered by
@@ -868,7 +868,7 @@ QString MainWindow::runModel(const QString& kind, const QString& task) {
     return tr("there is no model '%1' (models: %2)").arg(kind, QString::fromStdString([] {
                                                            std::string all;
                                                            for (const std::string& k :
-                                                                models::seedModelKinds())
+                                                                seed_models::seedModelKinds())
                                                              all += (all.empty() ? "" : ", ") + k;
                                                            return all;
                                                          }()));

@@ -2,7 +2,8 @@
 
 #include "core/graph/checks.h"
 #include "core/io/graph_hash.h"
-#include "core/io/weights_file.h"
+#include "core/targets/compile_to_weights.h"
+#include "core/targets/weights_file.h"
 
 namespace lsrl::studio {
 
@@ -11,21 +12,21 @@ WeightsExportSummary exportCompiledWeights(const Graph& program,
                                            const std::function<bool()>& cancelled) {
   const std::string format = weightsFormat(request.path);  // refuse a bad name before compiling
   requireValid(program, request.sourceName);
-  CompileOptions options;
-  options.backend = request.backend;
-  options.optimize = request.optimize;
-  options.recordHistory = false;
-  if (cancelled) options.progress = [&cancelled](long long) { return !cancelled(); };
-  const CompileResult compiled = compile(program, options);
-  requireExportableSize(compiled.path, "the compiled " + request.sourceName);
-  TargetOptions targetOptions;
-  targetOptions.sourceName = request.sourceName;
-  targetOptions.sourceHash = graphHash(program);
-  const TensorFile file = weightsFile(buildTarget(compiled.path, request.target, targetOptions));
+  WeightsOptions options;
+  options.target = request.target;
+  options.compile.backend = request.backend;
+  options.compile.optimize = request.optimize;
+  if (cancelled) options.compile.progress = [&cancelled](long long) { return !cancelled(); };
+  options.compileWhen =
+      CompileWhen::Always;  // the open document is a program, even when it is a path
+  options.modelName = "the compiled " + request.sourceName;
+  options.targetOptions.sourceName = request.sourceName;
+  options.targetOptions.sourceHash = graphHash(program);
+  const CompiledWeights weights = compileToWeights(program, options);
   WeightsExportSummary summary;
   summary.format = format;
-  summary.tensors = file.tensors.size();
-  summary.values = writeWeightsFile(file, request.path, format);
+  summary.tensors = weights.tensors().size();
+  summary.values = writeWeightsFile(*weights.file, request.path, format);
   return summary;
 }
 

@@ -4,15 +4,16 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
-#include "core/arch/targets.h"
-#include "core/compile/compiler.h"
+#include "core/compiler/compiler.h"
+#include "core/targets/targets.h"
 
 namespace lsrl::studio {
 
 struct WeightsExportRequest {
-  Target target = Target::LinearRnn;
+  std::optional<Target> target;  // nullopt: defaultTarget (core/targets/compile_to_weights.h)
   Backend backend = Backend::Exact;
   bool optimize = true;
   std::string path;        // .npz: npz, else safetensors

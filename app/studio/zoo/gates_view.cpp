@@ -44,7 +44,7 @@ double valueAt(const Tensor& a, int t, int c) {
 }
 
 // Each token's id: the largest entry of its input row (the rows are one-hot).
-std::vector<int> tokenIds(const models::Sequence& input) {
+std::vector<int> tokenIds(const seed_models::Sequence& input) {
   std::vector<int> ids;
   for (const auto& row : input)
     ids.push_back(static_cast<int>(std::max_element(row.begin(), row.end()) - row.begin()));

@@ -12,8 +12,8 @@ namespace {
 
 constexpr int kArcPoints = 16;
 
-const Tensor& array(const models::Trace& trace, const std::string& prefix, const std::string& name,
-                    std::vector<int64_t> shape) {
+const Tensor& array(const seed_models::Trace& trace, const std::string& prefix,
+                    const std::string& name, std::vector<int64_t> shape) {
   if (!trace.has(prefix + name))
     throw Error("the Lattice view needs the trace array \"" + prefix + name + "\"");
   const Tensor& a = trace.get(prefix + name);
@@ -32,7 +32,7 @@ double norm(const double* v, int d) {
 
 }  // namespace
 
-LatticeGeometry::LatticeGeometry(const models::Trace& trace, int head) {
+LatticeGeometry::LatticeGeometry(const seed_models::Trace& trace, int head) {
   const std::string p = head == 0 ? std::string() : "head" + std::to_string(head) + "/";
   if (!trace.has(p + "slots"))
     throw Error("the Lattice view needs the trace array \"" + p + "slots\"");

@@ -1,5 +1,5 @@
 // The Lattice slot-geometry view's numbers (Qt-free): one head's slots, incoming vectors
-// and their parts per slot from a run's trace (core/models/lattice.h), projected to 3D.
+// and their parts per slot from a run's trace (core/seed_models/lattice.h), projected to 3D.
 // With d = 3 the projection is the identity (the slots are points on the unit sphere);
 // with d > 3 it is an uncentred PCA of every slot vector over time (so the origin stays
 // the origin and unit vectors stay inside the unit ball), with the explained variance.
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "app/studio/plots/state_series.h"
-#include "core/models/model_common.h"
+#include "core/seed_models/model_common.h"
 
 namespace lsrl::studio {
 
@@ -36,7 +36,7 @@ class LatticeGeometry {
   // Reads head `head`'s arrays ("slots", "slots_initial", "incoming", "parallel",
   // "orthogonal", "write_strength", "theta", "perp_frac"; "head<h>/..." for h ≥ 1). Throws
   // lsrl::Error naming a missing or misshapen array.
-  LatticeGeometry(const models::Trace& trace, int head = 0);
+  LatticeGeometry(const seed_models::Trace& trace, int head = 0);
 
   int steps() const { return T_; }
   int slots() const { return m_; }

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <chrono>
 
-#include "core/models/seed_model.h"
+#include "core/seed_models/seed_model.h"
 #include "core/util/error.h"
 #ifdef LSRL_HAVE_VULKAN
-#include "core/vulkan/device_models.h"
+#include "core/gpu/device_models.h"
 #endif
 
 namespace lsrl::studio {
@@ -21,14 +21,14 @@ bool studioHasVulkan() {
 
 ModelRun runSeedModelRequest(const ModelRunRequest& request) {
   const auto model = request.weightsPath.empty()
-                         ? models::makeSeedModel(request.kind, request.config)
-                         : models::loadSeedModel(request.kind, request.weightsPath);
+                         ? seed_models::makeSeedModel(request.kind, request.config)
+                         : seed_models::loadSeedModel(request.kind, request.weightsPath);
   ModelRun run;
   run.kind = request.kind;
   run.backend = request.backend;
   run.config = model->config();
   if (!request.inputPath.empty()) {
-    run.input = models::loadSeedModelInput(request.inputPath);
+    run.input = seed_models::loadSeedModelInput(request.inputPath);
   } else {
     run.task = request.task.empty() ? model->tasks().at(0) : request.task;
     run.input = model->taskInput(run.task, request.taskSeed);
@@ -48,11 +48,11 @@ ModelRun runSeedModelRequest(const ModelRunRequest& request) {
   }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   run.weightsPath = request.weightsPath;
-  const std::vector<std::string> scored = models::scoredTasks(*model);
+  const std::vector<std::string> scored = seed_models::scoredTasks(*model);
   if (!run.task.empty() && std::find(scored.begin(), scored.end(), run.task) != scored.end()) {
-    run.targets = models::scoredSample(*model, run.task, request.taskSeed).targets;
-    run.marks = models::tokenMarks(run.output, run.targets);
-    run.score = models::scoreOutputs(run.output, run.targets);
+    run.targets = seed_models::scoredSample(*model, run.task, request.taskSeed).targets;
+    run.marks = seed_models::tokenMarks(run.output, run.targets);
+    run.score = seed_models::scoreOutputs(run.output, run.targets);
   }
   return run;
 }

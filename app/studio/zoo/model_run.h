@@ -1,15 +1,15 @@
 // A seed model's run for the explorer's Models tab: what the model zoo panel
 // asks for (a model of a kind, its sizes and seed or a weights file, a synthetic task or
 // an input file, a backend) and what the model views show (input, output and the
-// model's trace of named arrays, core/models/*.h). Qt-free so it runs on a worker.
+// model's trace of named arrays, core/seed_models/*.h). Qt-free so it runs on a worker.
 #pragma once
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/models/model_common.h"
-#include "core/models/scored_tasks.h"
+#include "core/seed_models/model_common.h"
+#include "core/seed_models/scored_tasks.h"
 
 namespace lsrl::studio {
 
@@ -26,13 +26,13 @@ struct ModelRunRequest {
 struct ModelRun {
   std::string kind, task, backend;  // task empty for an input file
   nlohmann::json config;            // the model's full config (defaults filled in)
-  models::Sequence input, output;
-  models::Trace trace;
+  seed_models::Sequence input, output;
+  seed_models::Trace trace;
   double seconds = 0;  // the forward pass's wall time
-  // For a scored task (core/models/scored_tasks.h): the target class per token (−1: none),
+  // For a scored task (core/seed_models/scored_tasks.h): the target class per token (−1: none),
   // per token 1 right / 0 wrong / −1 not scored, and the total. Empty otherwise.
   std::vector<int> targets, marks;
-  models::Score score;
+  seed_models::Score score;
   std::string weightsPath;  // the checkpoint the model came from; empty for random weights
 };
 

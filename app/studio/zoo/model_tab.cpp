@@ -20,6 +20,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+#include <nlohmann/json.hpp>
 
 #include "app/studio/zoo/gateloop_view.h"
 #include "app/studio/zoo/gates_view.h"
@@ -32,8 +33,8 @@
 #include "app/studio/zoo/train_dialog.h"
 #include "app/studio/zoo/training_chart.h"
 #include "app/studio/zoo/view_page.h"
-#include "core/models/scored_tasks.h"
-#include "core/models/training_log.h"
+#include "core/seed_models/scored_tasks.h"
+#include "core/seed_models/training_log.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {
@@ -272,9 +273,9 @@ void ModelTab::showTrainingLog() {
            "config."));
     return;
   }
-  const std::string path = models::trainingLogPathFor(run_->weightsPath);
+  const std::string path = seed_models::trainingLogPathFor(run_->weightsPath);
   try {
-    const models::TrainingLog log = models::readTrainingLog(path);
+    const seed_models::TrainingLog log = seed_models::readTrainingLog(path);
     trainingChart_->setLog(log);
     QString note = tr("From %1").arg(QDir::toNativeSeparators(QString::fromStdString(path)));
     if (log.end.is_object() && log.end.contains("eval_accuracy"))
@@ -298,9 +299,10 @@ TrainDialog* ModelTab::openTrainDialog() {
   }
   try {
     const nlohmann::json config = zoo_->configJson();
-    const auto model = models::makeSeedModel(zoo_->kind().toStdString(), config);
+    const auto model = seed_models::makeSeedModel(zoo_->kind().toStdString(), config);
     QStringList tasks;
-    for (const std::string& t : models::scoredTasks(*model)) tasks << QString::fromStdString(t);
+    for (const std::string& t : seed_models::scoredTasks(*model))
+      tasks << QString::fromStdString(t);
     QString current = tasks.value(0);
     if (run_ && tasks.contains(QString::fromStdString(run_->task)))
       current = QString::fromStdString(run_->task);

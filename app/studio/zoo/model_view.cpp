@@ -6,7 +6,7 @@
 
 namespace lsrl::studio {
 
-const Tensor& viewTraceArray(const models::Trace& trace, const std::string& view,
+const Tensor& viewTraceArray(const seed_models::Trace& trace, const std::string& view,
                              const std::string& name, size_t rank) {
   if (!trace.has(name)) throw Error("the " + view + " view needs the trace array \"" + name + "\"");
   const Tensor& a = trace.get(name);

@@ -30,7 +30,7 @@ QImage paintWindowInto(QImage image, const QWidget* owner, const QWidget* contai
 
 // The trace array `name` that `view` ("GateLoop") draws, with `rank` axes; throws
 // lsrl::Error naming the view, the array, and the shape expected vs got.
-const Tensor& viewTraceArray(const models::Trace& trace, const std::string& view,
+const Tensor& viewTraceArray(const seed_models::Trace& trace, const std::string& view,
                              const std::string& name, size_t rank);
 
 class ModelView : public QWidget {

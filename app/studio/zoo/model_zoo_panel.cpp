@@ -13,9 +13,10 @@
 #include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <nlohmann/json.hpp>
 
 #include "app/studio/zoo/trained_checkpoints.h"
-#include "core/models/seed_model.h"
+#include "core/seed_models/seed_model.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {
@@ -53,7 +54,7 @@ QWidget* fileRow(QLineEdit* edit, QWidget* parent, const QString& filter) {
 ModelZooPanel::ModelZooPanel(QWidget* parent) : QWidget(parent) {
   kind_ = new QComboBox;
   kind_->setObjectName(QStringLiteral("ModelKind"));
-  for (const std::string& kind : models::seedModelKinds())
+  for (const std::string& kind : seed_models::seedModelKinds())
     kind_->addItem(QString::fromUtf8(kindTitle(kind)), QString::fromStdString(kind));
   config_ = new QTableWidget(0, 2);
   config_->setHorizontalHeaderLabels({tr("key"), tr("value (JSON)")});
@@ -138,7 +139,7 @@ bool ModelZooPanel::setKind(const QString& kind) {
 QString ModelZooPanel::kind() const { return kind_->currentData().toString(); }
 
 void ModelZooPanel::loadKind() {
-  showConfig(models::makeSeedModel(kind().toStdString(), nlohmann::json::object())->config());
+  showConfig(seed_models::makeSeedModel(kind().toStdString(), nlohmann::json::object())->config());
   weights_->blockSignals(true);
   weights_->setText(trainedCheckpoint(kind()));
   weights_->blockSignals(false);
@@ -178,7 +179,7 @@ void ModelZooPanel::refreshInputs() {
     try {
       nlohmann::json meta;
       showConfig(
-          models::loadSeedModel(kind().toStdString(), weights.toStdString(), &meta)->config());
+          seed_models::loadSeedModel(kind().toStdString(), weights.toStdString(), &meta)->config());
       if (meta.contains("task") && meta["task"].is_string())
         preferred = QString::fromStdString(meta["task"].get<std::string>());
     } catch (const std::exception&) {
@@ -192,9 +193,9 @@ void ModelZooPanel::refreshTasks(const QString& preferred) {
   const QString current = preferred.isEmpty() ? task_->currentText() : preferred;
   std::vector<std::string> names;
   try {
-    names = models::makeSeedModel(kind().toStdString(), configJson())->tasks();
+    names = seed_models::makeSeedModel(kind().toStdString(), configJson())->tasks();
   } catch (const std::exception&) {
-    names = models::makeSeedModel(kind().toStdString(), nlohmann::json::object())->tasks();
+    names = seed_models::makeSeedModel(kind().toStdString(), nlohmann::json::object())->tasks();
   }
   task_->blockSignals(true);
   task_->clear();

@@ -8,7 +8,7 @@
 
 #include <QStringList>
 #include <QWidget>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "app/studio/zoo/model_run.h"
 

@@ -1,6 +1,7 @@
 #include "app/studio/zoo/trace_export.h"
 
 #include <QString>
+#include <nlohmann/json.hpp>
 
 #include "app/studio/plots/chart_export.h"
 #include "core/io/npz.h"

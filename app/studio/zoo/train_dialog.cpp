@@ -18,9 +18,10 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QVBoxLayout>
+#include <nlohmann/json.hpp>
 
 #include "app/studio/zoo/training_chart.h"
-#include "core/models/training_command.h"
+#include "core/seed_models/training_command.h"
 
 namespace lsrl::studio {
 
@@ -160,7 +161,7 @@ void TrainDialog::startTraining() {
                                    std::to_string(logEvery),
                                    "-o",
                                    output.toStdString()};
-  const models::TrainingCommand command = models::trainingCommand(args);
+  const seed_models::TrainingCommand command = seed_models::trainingCommand(args);
   delete process_;
   process_ = new QProcess(this);
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -174,7 +175,7 @@ void TrainDialog::startTraining() {
   });
   QStringList qargs;
   for (size_t i = 1; i < command.argv.size(); ++i) qargs << QString::fromStdString(command.argv[i]);
-  log_ = models::TrainingLog{};
+  log_ = seed_models::TrainingLog{};
   pending_.clear();
   chart_->clear();
   progress_->setRange(0, steps);
@@ -201,7 +202,7 @@ void TrainDialog::readOutput() {
   while ((newline = pending_.indexOf('\n')) >= 0) {
     const QByteArray line = pending_.left(newline);
     pending_.remove(0, newline + 1);
-    changed = models::addTrainingLine(log_, line.toStdString()) || changed;
+    changed = seed_models::addTrainingLine(log_, line.toStdString()) || changed;
   }
   if (!changed) return;
   chart_->setLog(log_);
@@ -209,7 +210,7 @@ void TrainDialog::readOutput() {
     setStatus(tr("Training…"));
     return;
   }
-  const models::TrainingPoint& p = log_.points.back();
+  const seed_models::TrainingPoint& p = log_.points.back();
   progress_->setValue(std::min(p.step, progress_->maximum()));
   eta_->setText(tr("ETA %1").arg(duration(p.etaS)));
   if (cancel_->isEnabled())
@@ -240,7 +241,7 @@ void TrainDialog::finished(int exitCode, QProcess::ExitStatus status) {
     Q_EMIT trained(output);
     return;
   }
-  if (exitCode == models::kTrainingInterruptedExit) {
+  if (exitCode == seed_models::kTrainingInterruptedExit) {
     setStatus(tr("Cancelled at step %1; that step's checkpoint is in %2 (not loaded).")
                   .arg(log_.points.empty() ? 0 : log_.points.back().step)
                   .arg(output));

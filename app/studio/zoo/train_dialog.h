@@ -1,5 +1,5 @@
 // The Models tab's Train… dialog: trains the current config of a seed model on one of its
-// scored tasks in a subprocess (`lsrl train`'s command, core/models/training_command.h),
+// scored tasks in a subprocess (`lsrl train`'s command, core/seed_models/training_command.h),
 // with the live loss and accuracy curves, progress, ETA and Cancel (SIGINT: the script
 // saves the step it reached). A run that ends is announced with trained(path), which the
 // tab loads; a cancelled one leaves its checkpoint on disk, unloaded.
@@ -9,7 +9,7 @@
 #include <QProcess>
 #include <nlohmann/json.hpp>
 
-#include "core/models/training_log.h"
+#include "core/seed_models/training_log.h"
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -40,7 +40,7 @@ class TrainDialog : public QDialog {
   TrainingChart* chart() const { return chart_; }
   bool isTraining() const;
   QString statusText() const;
-  const models::TrainingLog& log() const { return log_; }
+  const seed_models::TrainingLog& log() const { return log_; }
 
   void startTraining();
   void cancelTraining();
@@ -71,7 +71,7 @@ class TrainDialog : public QDialog {
   QLabel* status_;
   TrainingChart* chart_;
   QProcess* process_ = nullptr;
-  models::TrainingLog log_;
+  seed_models::TrainingLog log_;
   QByteArray pending_;  // a partial line of the subprocess's output
 };
 

@@ -49,14 +49,14 @@ TrainingChart::TrainingChart(QWidget* parent) : QWidget(parent) {
   clear();
 }
 
-void TrainingChart::clear() { setLog(models::TrainingLog{}); }
+void TrainingChart::clear() { setLog(seed_models::TrainingLog{}); }
 
 int TrainingChart::pointCount() const { return static_cast<int>(loss_->count()); }
 
-void TrainingChart::setLog(const models::TrainingLog& log) {
+void TrainingChart::setLog(const seed_models::TrainingLog& log) {
   QList<QPointF> loss, accuracy;
   double hi = 0;
-  for (const models::TrainingPoint& p : log.points) {
+  for (const seed_models::TrainingPoint& p : log.points) {
     if (!std::isfinite(p.loss)) continue;  // a diverged run: the line breaks off
     loss.append(QPointF(p.step, p.loss));
     accuracy.append(QPointF(p.step, p.accuracy));

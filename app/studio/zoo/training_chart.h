@@ -1,11 +1,11 @@
 // The Training view's chart: loss (left axis) and training accuracy (right axis, 0–1)
-// against the step, from a training log (core/models/training_log.h), live while a run
+// against the step, from a training log (core/seed_models/training_log.h), live while a run
 // appends points or whole from a checkpoint's log. Exports as PNG and SVG.
 #pragma once
 
 #include <QWidget>
 
-#include "core/models/training_log.h"
+#include "core/seed_models/training_log.h"
 
 class QChart;
 class QChartView;
@@ -21,7 +21,7 @@ class TrainingChart : public QWidget {
   explicit TrainingChart(QWidget* parent = nullptr);
 
   // Draws `log`; the step axis spans its planned steps (the points so far when unknown).
-  void setLog(const models::TrainingLog& log);
+  void setLog(const seed_models::TrainingLog& log);
   void clear();
   int pointCount() const;
   QChartView* chartView() const { return view_; }

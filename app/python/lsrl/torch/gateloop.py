@@ -1,5 +1,5 @@
 """PyTorch twin of the GateLoop seed model (docs/models.md, "GateLoop"; C++ in
-core/models/gateloop.h and gateloop_modes.h).
+core/seed_models/gateloop.h and gateloop_modes.h).
 
 The network: a bias-free linear token embedding, then per layer a pre-LayerNormed time-mixing
 block and a pre-LayerNormed GeLU feed-forward block (each with a skip connection), a final

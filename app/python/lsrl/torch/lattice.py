@@ -1,4 +1,4 @@
-"""PyTorch twin of the Lattice seed model (core/models/lattice.h, lattice_step.h).
+"""PyTorch twin of the Lattice seed model (core/seed_models/lattice.h, lattice_step.h).
 
 Lattice keeps, per head, m memory slots of width d (the state S, stored slot-major as
 [m][d]) and updates them once per token (docs/models.md, "Lattice"). With projected input

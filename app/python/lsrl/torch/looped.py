@@ -1,6 +1,6 @@
 """PyTorch twin of the C++ looped transformer with timestep encoding (seed model "looped").
 
-It mirrors core/models/looped.h (described in docs/models.md, "Looped transformer"): one
+It mirrors core/seed_models/looped.h (described in docs/models.md, "Looped transformer"): one
 pre-norm transformer block whose weights are shared across r loops, each loop t = 0 … r−1
 scaled per channel by four vectors α_1(t), α_2(t), γ_1(t), γ_2(t):
 

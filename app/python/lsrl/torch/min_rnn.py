@@ -1,6 +1,6 @@
 """PyTorch twins of the C++ minGRU and minLSTM seed models ("mingru", "minlstm").
 
-They mirror core/models/min_rnn_model.h, mingru.h, minlstm.h and min_rnn_scan.h (described
+They mirror core/seed_models/min_rnn_model.h, mingru.h, minlstm.h and min_rnn_scan.h (described
 in docs/models.md, "minGRU / minLSTM"). A one-hot token row is embedded without a bias,
 then each layer does
 

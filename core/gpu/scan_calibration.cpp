@@ -1,0 +1,234 @@
+#include "core/gpu/scan_calibration.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <system_error>
+#include <vector>
+
+#include "core/gpu/kernel_support.h"
+
+namespace lsrl::gpu {
+
+namespace {
+
+// A calibration times at most this many values per series (a, b and h each): big enough
+// that launch overheads do not decide, small enough to take milliseconds on a GPU.
+constexpr size_t kMaxCalibrationValues = size_t{1} << 22;
+constexpr int kRepeats = 3;
+
+int log2Floor(long long v) { return v < 1 ? 0 : std::bit_width(static_cast<uint64_t>(v)) - 1; }
+
+bool variesWithTime(const DiagScanShape& s) { return s.aStrides.stepStride != 0; }
+bool variesWithSequence(const DiagScanShape& s) { return s.aStrides.batchStride != 0; }
+
+// The class's stand-in: the shape itself, shortened (then narrowed) to the value cap, with
+// the transition's strides kept in kind.
+DiagScanShape sampleOf(const DiagScanShape& shape) {
+  DiagScanShape s = shape;
+  float_batch::SeriesShape& x = s.series;
+  const size_t slots = shape.complex ? 2 : 1;
+  auto values = [&] { return size_t(x.batch) * size_t(x.steps) * size_t(x.channels) * slots; };
+  while (values() > kMaxCalibrationValues && x.steps > 512) x.steps /= 2;
+  while (values() > kMaxCalibrationValues && x.batch > 1) x.batch = (x.batch + 1) / 2;
+  while (values() > kMaxCalibrationValues && x.channels > 64) x.channels /= 2;
+  const long long c = x.channels;
+  if (variesWithTime(shape))
+    s.aStrides = {static_cast<long long>(x.steps) * c, c};
+  else if (variesWithSequence(shape))
+    s.aStrides = {c, 0};
+  else
+    s.aStrides = {0, 0};
+  return s;
+}
+
+std::string deviceKeyOf(const DeviceInfo& info, Real real) {
+  return info.name + " | " + info.driver + " | Vulkan " + info.apiVersionText + " | " +
+         realName(real);
+}
+
+ScanPath pathNamed(const std::string& name) {
+  for (ScanPath p : {ScanPath::Subgroup, ScanPath::Shared, ScanPath::Sequential})
+    if (name == scanPathName(p)) return p;
+  throw std::invalid_argument("path " + name);
+}
+
+ScanSchedule scheduleNamed(const std::string& name) {
+  for (ScanSchedule s : {ScanSchedule::ReduceThenScan, ScanSchedule::Chained})
+    if (name == scanScheduleName(s)) return s;
+  throw std::invalid_argument("schedule " + name);
+}
+
+nlohmann::json readJson(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) return nlohmann::json::object();
+  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return doc.is_object() ? doc : nlohmann::json::object();
+}
+
+}  // namespace
+
+std::filesystem::path defaultScanCalibrationFile() {
+  const char* own = std::getenv("LSRL_CACHE_DIR");
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  std::filesystem::path dir;
+  if (own != nullptr && *own != '\0')
+    dir = own;
+  else if (xdg != nullptr && *xdg != '\0')
+    dir = std::filesystem::path(xdg) / "lsrl-studio";
+  else if (home != nullptr && *home != '\0')
+    dir = std::filesystem::path(home) / ".cache" / "lsrl-studio";
+  else
+    return {};
+  return dir / "scan-schedules.json";
+}
+
+std::string ScanCalibration::shapeClass(const DiagScanShape& shape) {
+  const float_batch::SeriesShape& x = shape.series;
+  return std::string(shape.complex ? "complex" : "real") + " a " +
+         (variesWithTime(shape)       ? "per step"
+          : variesWithSequence(shape) ? "per sequence"
+                                      : "const") +
+         ", B*C 2^" + std::to_string(log2Floor(static_cast<long long>(x.batch) * x.channels)) +
+         ", T 2^" + std::to_string(log2Floor(x.steps));
+}
+
+ScanCalibration::ScanCalibration(Device& device, std::filesystem::path cacheFile, Real real)
+    : dev_(device),
+      file_(std::move(cacheFile)),
+      real_(real),
+      deviceKey_(deviceKeyOf(device.info(), real)) {
+  if (file_.empty()) return;
+  const nlohmann::json doc = readJson(file_);
+  const auto devices = doc.find("devices");
+  if (devices == doc.end() || !devices->is_object()) return;
+  const auto mine = devices->find(deviceKey_);
+  if (mine == devices->end() || !mine->is_object()) return;
+  for (const auto& [name, entry] : mine->items()) {
+    try {  // an entry this version cannot read is measured again
+      ScanMeasurement m;
+      m.shapeClass = name;
+      m.path = pathNamed(entry.at("path").get<std::string>());
+      m.schedule = scheduleNamed(entry.at("schedule").get<std::string>());
+      m.sequentialMs = entry.value("sequential_ms", 0.0);
+      m.chainedMs = entry.value("chained_ms", 0.0);
+      m.reduceThenScanMs = entry.value("reduce_then_scan_ms", 0.0);
+      m.fromCache = true;
+      classes_[name] = m;
+    } catch (const std::exception&) {
+    }
+  }
+}
+
+ScanMeasurement ScanCalibration::run(const DiagScanShape& shape, const ScanOptions& base) const {
+  ScanKernels scans(dev_, real_);
+  ScanMeasurement m;
+  m.shapeClass = shapeClass(shape);
+  ScanOptions chunked = base;
+  chunked.path = scans.resolve(base);
+  if (chunked.path == ScanPath::Sequential) chunked.path = ScanPath::Shared;
+  if (dev_.info().timestampPeriodNs <= 0) {  // nothing to measure with: the heuristic
+    m.path = chunked.path;
+    m.schedule = scans.resolveSchedule(shape, chunked);
+    return m;
+  }
+  const DiagScanShape sample = sampleOf(shape);
+  const float_batch::SeriesShape& x = sample.series;
+  const size_t slots = shape.complex ? 2 : 1;
+  const size_t n = size_t(x.batch) * size_t(x.steps) * size_t(x.channels) * slots;
+  const size_t aCount = variesWithTime(sample)       ? n
+                        : variesWithSequence(sample) ? size_t(x.batch) * size_t(x.channels) * slots
+                                                     : size_t(x.channels) * slots;
+  std::mt19937 rng(11);
+  // |a| < 1 keeps the states bounded (a complex a = (re, im) has modulus below 0.99).
+  std::uniform_real_distribution<double> gate(0.5, 0.7), input(-1.0, 1.0);
+  std::vector<double> a(aCount), b(n);
+  for (double& v : a) v = gate(rng);
+  for (double& v : b) v = input(rng);
+  auto upload = [&](const std::vector<double>& v) {
+    return real_ == Real::F64 ? uploadFloats(dev_, v)
+                              : uploadFloats(dev_, std::vector<float>(v.begin(), v.end()));
+  };
+  auto aBuf = upload(a), bBuf = upload(b);
+  auto hBuf = dev_.buffer(n * realBytes(real_));
+  auto time = [&](const ScanOptions& o) {
+    return scans.timeDiagScan({aBuf.get(), bBuf.get(), nullptr, hBuf.get(), nullptr}, sample, o,
+                              kRepeats);
+  };
+  ScanOptions sequential = base, chained = chunked, reduce = chunked;
+  sequential.path = ScanPath::Sequential;
+  chained.schedule = ScanSchedule::Chained;
+  reduce.schedule = ScanSchedule::ReduceThenScan;
+  m.sequentialMs = time(sequential);
+  m.chainedMs = time(chained);
+  m.reduceThenScanMs = time(reduce);
+  const double best = std::min({m.sequentialMs, m.chainedMs, m.reduceThenScanMs});
+  if (best == m.sequentialMs) {
+    m.path = ScanPath::Sequential;
+    m.schedule = ScanSchedule::ReduceThenScan;  // unused by the sequential kernel
+  } else {
+    m.path = chunked.path;
+    m.schedule = best == m.chainedMs ? ScanSchedule::Chained : ScanSchedule::ReduceThenScan;
+  }
+  return m;
+}
+
+const ScanMeasurement& ScanCalibration::measure(const DiagScanShape& shape,
+                                                const ScanOptions& base) {
+  const std::string name = shapeClass(shape);
+  if (const auto it = classes_.find(name); it != classes_.end()) return it->second;
+  ScanMeasurement m = run(shape, base);
+  const bool measured = m.sequentialMs > 0;
+  const ScanMeasurement& stored = classes_[name] = m;
+  if (measured) {
+    ++measured_;
+    save();
+  }
+  return stored;
+}
+
+ScanOptions ScanCalibration::choose(const DiagScanShape& shape, const ScanOptions& base) {
+  if (base.path != ScanPath::Auto || base.schedule != ScanSchedule::Auto) return base;
+  const ScanMeasurement& m = measure(shape, base);
+  ScanOptions o = base;
+  o.path = m.path;
+  o.schedule = m.schedule;
+  return o;
+}
+
+// Rewrites the file with this device's classes (other devices' entries kept), through a
+// temporary file and a rename so a crash never leaves half a file. A cache that cannot
+// be written is no error: the next run measures again.
+void ScanCalibration::save() const {
+  if (file_.empty()) return;
+  nlohmann::json doc = readJson(file_);
+  doc["format"] = "lsrl-scan-schedules";
+  doc["version"] = 1;
+  if (!doc.contains("devices") || !doc["devices"].is_object())
+    doc["devices"] = nlohmann::json::object();
+  nlohmann::json& mine = doc["devices"][deviceKey_];
+  for (const auto& [name, m] : classes_) {
+    if (m.sequentialMs <= 0) continue;
+    mine[name] = {{"path", scanPathName(m.path)},
+                  {"schedule", scanScheduleName(m.schedule)},
+                  {"sequential_ms", m.sequentialMs},
+                  {"chained_ms", m.chainedMs},
+                  {"reduce_then_scan_ms", m.reduceThenScanMs}};
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(file_.parent_path(), ec);
+  const std::filesystem::path tmp = file_.string() + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) return;
+    out << doc.dump(2) << "\n";
+    if (!out) return;
+  }
+  std::filesystem::rename(tmp, file_, ec);
+}
+
+}  // namespace lsrl::gpu
