@@ -10,8 +10,7 @@ namespace lsrl::cli {
 namespace {
 
 bool readsBox(Target target, const TargetOptions& o) {
-  const bool positive = target == Target::Rnn || target == Target::GatedRnn ||
-                        target == Target::Gru || target == Target::Lstm;
+  const bool positive = hasNonNegativeStates(target);
   return (positive && o.positivity == Positivity::Shift) ||
          (target == Target::Gru && o.gruUpdate == GruUpdate::Pytorch);
 }
@@ -87,8 +86,7 @@ TargetOptions parseTargetOptions(Target target, const TargetOptionValues& values
   auto given = [&values](const char* name) { return values.count(name) > 0; };
   auto value = [&values](const char* name) { return values.at(name); };
   TargetOptions o;
-  const bool positive = target == Target::Rnn || target == Target::GatedRnn ||
-                        target == Target::Gru || target == Target::Lstm;
+  const bool positive = hasNonNegativeStates(target);
 
   if (given(kPositivity)) {
     if (!positive)

@@ -2,11 +2,7 @@
 // (compile_float64.cpp, compile_exact.cpp; the template both share is compile_with.h).
 #pragma once
 
-#include <memory>
-#include <vector>
-
 #include "core/compiler/compiler.h"
-#include "core/compiler/rule.h"
 
 namespace lsrl::compiler {
 

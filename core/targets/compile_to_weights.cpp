@@ -10,10 +10,6 @@ namespace lsrl {
 
 namespace {
 
-bool hasNonNegativeStates(Target t) {
-  return t == Target::Rnn || t == Target::GatedRnn || t == Target::Gru || t == Target::Lstm;
-}
-
 // The options buildTarget would ignore for `target`, set away from their defaults
 // (docs/architectures.md, "Command-line options", lists who reads what).
 void requireReadOptions(Target target, const TargetOptions& o, bool byDefault) {

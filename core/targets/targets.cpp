@@ -55,6 +55,10 @@ std::optional<Target> targetFromName(std::string_view name) {
   return std::nullopt;
 }
 
+bool hasNonNegativeStates(Target t) {
+  return t == Target::Rnn || t == Target::GatedRnn || t == Target::Gru || t == Target::Lstm;
+}
+
 const std::vector<Target>& allTargets() {
   static const std::vector<Target> all = [] {
     std::vector<Target> v;

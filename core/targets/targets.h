@@ -37,6 +37,9 @@ std::optional<Target> targetFromName(std::string_view name);
 // The metadata "arch" value: "linear_rnn", "gated_linear_rnn", "rnn", "gated_rnn", ...
 std::string_view targetArchName(Target t);
 const std::vector<Target>& allTargets();
+// rnn, gated-rnn, gru and lstm: the targets whose states are non-negative (ReLU-state NF),
+// the ones that read the positivity option.
+bool hasNonNegativeStates(Target t);
 
 enum class Positivity : uint8_t { Split, Shift };
 // "split" or "shift".
