@@ -1,12 +1,11 @@
 #include "app/cli/bench_compile.h"
 
-#include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "app/cli/bench_timing.h"
 #include "core/compiler/compiler.h"
 #include "core/programs/program_registry.h"
 #include "core/util/error.h"
@@ -28,22 +27,6 @@ Backend backendFromName(const std::string& name) {
   if (name == "exact") return Backend::Exact;
   if (name == "float64") return Backend::Float64;
   throw Error("bench compile: unknown backend \"" + name + "\" (exact, float64)");
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t k = v.size();
-  return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-}
-
-std::string cell(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
-std::string padded(const std::string& s, size_t width) {
-  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
 }
 
 }  // namespace
@@ -71,12 +54,11 @@ int benchCompile(const BenchCompileOptions& options, std::ostream& out) {
             seconds.push_back(r.seconds);
           }
           const GraphSize s = graphSize(r.path);
-          const double ms = median(seconds) * 1e3;
+          const double ms = midpointMedian(seconds) * 1e3;
           out << padded(program, 8) << padded(variant, 25) << padded(backend, 8)
               << padded(optimize ? "on" : "off", 4) << padded(std::to_string(r.stepCount), 7)
-              << padded(std::to_string(s.stateDim), 8) << padded(cell("%.3g", s.denseParams), 10)
-              << padded(std::to_string(s.nonZeroParams), 10) << padded(cell("%.2f", ms), 11)
-              << "\n";
+              << padded(std::to_string(s.stateDim), 8) << padded(fmt("%.3g", s.denseParams), 10)
+              << padded(std::to_string(s.nonZeroParams), 10) << padded(fmt("%.2f", ms), 11) << "\n";
           rows.push_back({{"program", program},
                           {"variant", variant},
                           {"backend", backend},

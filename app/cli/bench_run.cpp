@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/bench_timing.h"
 #include "core/executor/executor.h"
 #include "core/programs/program_registry.h"
 #include "core/programs/prompts.h"
@@ -68,10 +69,8 @@ Timing timeRuns(Executor<V>& ex, const std::vector<std::vector<V>>& tokens,
     seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
     if (lastOutputs != nullptr && r + 1 == repeats) *lastOutputs = std::move(out);
   }
-  std::sort(seconds.begin(), seconds.end());
-  const size_t k = seconds.size();
   Timing t;
-  t.medianSeconds = k % 2 ? seconds[k / 2] : (seconds[k / 2 - 1] + seconds[k / 2]) / 2;
+  t.medianSeconds = midpointMedian(seconds);
   t.tokensPerSecond =
       t.medianSeconds > 0 ? static_cast<double>(tokens.size()) / t.medianSeconds : 0;
   return t;
@@ -81,11 +80,6 @@ std::string fixed(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
-}
-
-std::string padded(const std::string& s, size_t width, bool right = true) {
-  if (s.size() >= width) return s;
-  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
 }
 
 }  // namespace

@@ -10,8 +10,6 @@
 
 namespace lsrl::gpu {
 
-namespace checks = float_batch::conv_lru_checks;
-
 namespace {
 
 constexpr const char* kConv = "causalConv1d";
@@ -33,7 +31,7 @@ size_t seriesFloats(const float_batch::SeriesShape& s) {
 
 void recordCausalConv1d(Device& dev, Batch& batch, const Buffer& taps, int K, const Buffer& bias,
                         const Buffer& x, Buffer& out, const float_batch::SeriesShape& shape) {
-  checks::conv(kConv, shape, K);
+  float_batch::conv_lru_checks::conv(kConv, shape, K);
   const size_t n = seriesFloats(shape);
   checkBuffer(kConv, "taps", &taps, size_t(shape.channels) * size_t(K) * sizeof(float));
   checkBuffer(kConv, "bias", &bias, size_t(shape.channels) * sizeof(float));
@@ -48,7 +46,7 @@ void recordCausalConv1d(Device& dev, Batch& batch, const Buffer& taps, int K, co
 std::vector<float> runCausalConv1d(Device& dev, const float_batch::SeriesShape& shape,
                                    std::span<const float> taps, int K, std::span<const float> bias,
                                    std::span<const float> x, const TileOptions& options) {
-  checks::convArrays(kConv, shape, K, taps.size(), bias.size(), x.size());
+  float_batch::conv_lru_checks::convArrays(kConv, shape, K, taps.size(), bias.size(), x.size());
   auto tapBuf = uploadFloats(dev, taps), biasBuf = uploadFloats(dev, bias);
   // Tiles of whole sequences: the window looks back along t.
   const size_t rowFloats = size_t(shape.steps) * shape.channels;
@@ -80,7 +78,7 @@ void runRgLruInputs(Device& dev, const float_batch::SeriesShape& shape, std::spa
                     float lruC, std::span<const float> r, std::span<const float> i,
                     std::span<const float> u, std::span<float> a, std::span<float> bOut,
                     const TileOptions& options) {
-  checks::lruArrays(kLru, shape, base, r.size(), i.size(), u.size());
+  float_batch::conv_lru_checks::lruArrays(kLru, shape, base, r.size(), i.size(), u.size());
   const size_t C = shape.channels, rows = size_t(shape.batch) * shape.steps;
   float_batch::scan_checks::length(kLru, "a", rows * C, a.size());
   float_batch::scan_checks::length(kLru, "bOut", rows * C, bOut.size());

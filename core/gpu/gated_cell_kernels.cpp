@@ -10,8 +10,6 @@
 
 namespace lsrl::gpu {
 
-namespace checks = float_batch::gated_cell_checks;
-
 namespace {
 
 struct CellPush {
@@ -27,7 +25,7 @@ void GatedCellKernels::record(Batch& batch, const char* kernel, const char* shad
                               const CsrBuffers& Whh, size_t nonzeros, const Buffer& bhh,
                               const Buffer& gi, const Buffer* h0, const Buffer* c0, const Buffer& h,
                               const float_batch::SeriesShape& shape, uint32_t option) {
-  checks::shape(kernel, shape, gates);
+  float_batch::gated_cell_checks::shape(kernel, shape, gates);
   const size_t H = shape.channels, rows = size_t(shape.batch) * shape.steps;
   const size_t gateRow = size_t(gates) * H;
   checkBuffer(kernel, "rowPtr", Whh.rowPtr, (gateRow + 1) * sizeof(uint32_t));
@@ -114,7 +112,7 @@ std::vector<float> GatedCellKernels::gru(const float_batch::SeriesShape& shape,
                                          const float_batch::CsrMatrix& Whh,
                                          std::span<const float> bhh, std::span<const float> gi,
                                          std::span<const float> h0, float_batch::GruRule rule) {
-  checks::cell(kGru, shape, 3, Whh, bhh.size(), gi.size(), h0.size(), 0);
+  float_batch::gated_cell_checks::cell(kGru, shape, 3, Whh, bhh.size(), gi.size(), h0.size(), 0);
   return runCell(dev_, shape, Whh, bhh, gi, h0, {},
                  [&](Batch& batch, const CsrBuffers& W, size_t nnz, const Buffer& b,
                      const Buffer& g, const Buffer* h0Buf, const Buffer*,
@@ -125,7 +123,8 @@ std::vector<float> GatedCellKernels::lstm(const float_batch::SeriesShape& shape,
                                           const float_batch::CsrMatrix& Whh,
                                           std::span<const float> bhh, std::span<const float> gi,
                                           std::span<const float> h0, std::span<const float> c0) {
-  checks::cell(kLstm, shape, 4, Whh, bhh.size(), gi.size(), h0.size(), c0.size());
+  float_batch::gated_cell_checks::cell(kLstm, shape, 4, Whh, bhh.size(), gi.size(), h0.size(),
+                                       c0.size());
   return runCell(dev_, shape, Whh, bhh, gi, h0, c0,
                  [&](Batch& batch, const CsrBuffers& W, size_t nnz, const Buffer& b,
                      const Buffer& g, const Buffer* h0Buf, const Buffer* c0Buf,

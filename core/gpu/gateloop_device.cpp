@@ -19,7 +19,7 @@ using seed_models::GateLoopInputs;
 using seed_models::GateLoopModel;
 using seed_models::Sequence;
 
-constexpr const char* kWhat = "gateloop on Vulkan";
+constexpr const char* kGateLoopOnVulkan = "gateloop on Vulkan";
 
 // The shaders' push constants.
 struct LeafPush {
@@ -41,7 +41,8 @@ OperatorShape shapeOf(const GateLoopInputs& in) {
 }
 
 Error numbered(const char* item, size_t i, const std::string& what) {
-  return Error(std::string(kWhat) + ": " + item + " " + std::to_string(i) + ": " + what);
+  return Error(std::string(kGateLoopOnVulkan) + ": " + item + " " + std::to_string(i) + ": " +
+               what);
 }
 
 // Inputs per pass so that every buffer (the widest: the states) stays within the device's
@@ -49,7 +50,7 @@ Error numbered(const char* item, size_t i, const std::string& what) {
 size_t inputsPerPass(const DeviceInfo& info, const OperatorShape& s) {
   const size_t bytes = std::max<size_t>(s.steps * s.entries(), 1) * 2 * sizeof(float);
   if (bytes > info.maxStorageBufferRange)
-    throw Error(std::string(kWhat) + ": one sequence of " + std::to_string(s.steps) +
+    throw Error(std::string(kGateLoopOnVulkan) + ": one sequence of " + std::to_string(s.steps) +
                 " tokens with " + std::to_string(s.entries()) + " state entries per token needs " +
                 std::to_string(bytes) + " bytes in one buffer, the device's range is " +
                 std::to_string(info.maxStorageBufferRange));
@@ -57,12 +58,12 @@ size_t inputsPerPass(const DeviceInfo& info, const OperatorShape& s) {
 }
 
 // What one pass downloads, fp32 (re, im) interleaved: y [b][t][C], states [b][t][C·d_h].
-struct Pass {
+struct GateLoopPass {
   std::vector<float> y, states;
 };
 
-Pass runPass(Device& dev, std::span<const GateLoopInputs> ins, const OperatorShape& s,
-             bool keepStates, const ScanOptions& options) {
+GateLoopPass runPass(Device& dev, std::span<const GateLoopInputs> ins, const OperatorShape& s,
+                     bool keepStates, const ScanOptions& options) {
   const size_t B = ins.size(), T = s.steps, C = s.width();
   const size_t tokens = B * T, entries = tokens * s.entries();
   std::vector<float> a(2 * tokens * C), q(tokens * C), k(tokens * C), v(tokens * C), h0;
@@ -118,7 +119,7 @@ Pass runPass(Device& dev, std::span<const GateLoopInputs> ins, const OperatorSha
                  cappedGroups(tokens * C, readout.workgroup().x));
   dev.run(batch);
 
-  Pass out;
+  GateLoopPass out;
   out.y = dev.download<float>(*yBuf, 2 * tokens * C);
   if (keepStates) out.states = dev.download<float>(*states, 2 * entries);
   return out;
@@ -145,7 +146,7 @@ std::vector<Sequence> forward(Device& dev, const GateLoopModel& model,
     try {
       xs.push_back(model.embed(seqs[b]));
     } catch (const Error& e) {
-      if (seqs.size() == 1) throw Error(std::string(kWhat) + ": " + e.what());
+      if (seqs.size() == 1) throw Error(std::string(kGateLoopOnVulkan) + ": " + e.what());
       throw numbered("sequence", b, e.what());
     }
   }
@@ -198,7 +199,7 @@ std::vector<GateLoopDeviceResult> runGateLoopOperatorOnDevice(
   const size_t yCount = s.steps * s.width(), stateCount = s.steps * s.entries();
   for (size_t first = 0; first < inputs.size(); first += per) {
     const size_t n = std::min(per, inputs.size() - first);
-    const Pass pass = runPass(dev, {inputs.data() + first, n}, s, keepStates, options);
+    const GateLoopPass pass = runPass(dev, {inputs.data() + first, n}, s, keepStates, options);
     for (size_t b = 0; b < n; ++b) {
       out[first + b].y = complexes(pass.y, b * yCount, yCount);
       if (keepStates) out[first + b].states = complexes(pass.states, b * stateCount, stateCount);

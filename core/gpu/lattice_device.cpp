@@ -24,7 +24,7 @@ using seed_models::LatticeToken;
 using seed_models::Sequence;
 using seed_models::Vector;
 
-constexpr const char* kWhat = "lattice on Vulkan";
+constexpr const char* kLatticeOnVulkan = "lattice on Vulkan";
 
 // The shader's push constants (shaders/lattice_step.comp).
 struct LatticePush {
@@ -72,8 +72,8 @@ std::vector<float> packTokens(const LatticeModel& model, std::span<const Sequenc
       try {
         tokens = model.headTokens(seqs[b], static_cast<int>(h));
       } catch (const Error& e) {
-        throw Error(std::string(kWhat) + ": sequence " + std::to_string(first + b) + ": " +
-                    e.what());
+        throw Error(std::string(kLatticeOnVulkan) + ": sequence " + std::to_string(first + b) +
+                    ": " + e.what());
       }
       for (size_t t = 0; t < T; ++t) {
         const Vector row = seed_models::packLatticeToken(tokens[t]);
@@ -154,10 +154,10 @@ DevicePass runPass(Device& dev, const LatticeModel& model, std::span<const float
   const DeviceInfo& info = dev.info();
   const size_t sharedBytes = sharedFloats(s, chunked) * sizeof(float);
   if (sharedBytes > info.maxSharedMemory)
-    throw Error(std::string(kWhat) + ": one head's slots (m·d = " + std::to_string(s.slots()) +
-                (chunked ? ", three copies with chunk > 1" : "") + ") need " +
-                std::to_string(sharedBytes) + " bytes of shared memory, the device has " +
-                std::to_string(info.maxSharedMemory));
+    throw Error(
+        std::string(kLatticeOnVulkan) + ": one head's slots (m·d = " + std::to_string(s.slots()) +
+        (chunked ? ", three copies with chunk > 1" : "") + ") need " + std::to_string(sharedBytes) +
+        " bytes of shared memory, the device has " + std::to_string(info.maxSharedMemory));
   const uint32_t local = localSize(s, info);
   const Kernel& k = shaderKernel(
       dev, "lattice_step", {local}, 6, sizeof(LatticePush),
@@ -214,8 +214,9 @@ size_t sequencesPerPass(const DeviceInfo& info, const LatticeConfig& c, size_t T
   widest = std::max(widest, H * carryFloats(s, c.chunk > 1));
   const size_t bytes = std::max<size_t>(widest, 1) * sizeof(float);
   if (bytes > info.maxStorageBufferRange)
-    throw Error(std::string(kWhat) + ": one sequence of " + std::to_string(T) + " tokens needs " +
-                std::to_string(bytes) + " bytes in one buffer, the device's range is " +
+    throw Error(std::string(kLatticeOnVulkan) + ": one sequence of " + std::to_string(T) +
+                " tokens needs " + std::to_string(bytes) +
+                " bytes in one buffer, the device's range is " +
                 std::to_string(info.maxStorageBufferRange));
   return info.maxStorageBufferRange / bytes;
 }
@@ -307,7 +308,7 @@ std::vector<Sequence> runLatticeOnDevice(Device& dev, const LatticeModel& model,
   const size_t T = batch[0].size(), width = static_cast<size_t>(c.heads) * c.d;
   for (size_t b = 0; b < batch.size(); ++b)
     if (batch[b].size() != T)
-      throw Error(std::string(kWhat) + ": sequence " + std::to_string(b) + " has " +
+      throw Error(std::string(kLatticeOnVulkan) + ": sequence " + std::to_string(b) + " has " +
                   std::to_string(batch[b].size()) + " tokens, sequence 0 has " + std::to_string(T) +
                   " (a batch needs one length)");
   if (T == 0) return std::vector<Sequence>(batch.size());

@@ -19,7 +19,7 @@ namespace {
 using seed_models::LoopedModel;
 using seed_models::Sequence;
 
-constexpr const char* kWhat = "looped on Vulkan";
+constexpr const char* kLoopedOnVulkan = "looped on Vulkan";
 
 // The shaders' push constants (and their flag bits).
 struct NormPush {
@@ -96,7 +96,8 @@ size_t sequencesPerPass(const DeviceInfo& info, const Shape& one) {
                 one.N * one.dFf, one.N * one.width(), size_t{1}});
   const size_t bytes = floatsPerSequence * sizeof(float);
   if (bytes > info.maxStorageBufferRange)
-    throw Error(std::string(kWhat) + ": one sequence of " + std::to_string(one.N) + " tokens" +
+    throw Error(std::string(kLoopedOnVulkan) + ": one sequence of " + std::to_string(one.N) +
+                " tokens" +
                 (one.record ? " traced over " + std::to_string(one.loops) + " loops" : "") +
                 " needs " + std::to_string(bytes) + " bytes in one buffer, the device's range is " +
                 std::to_string(info.maxStorageBufferRange));
@@ -106,7 +107,7 @@ size_t sequencesPerPass(const DeviceInfo& info, const Shape& one) {
 // What a pass downloads: hidden [slice][b][n][d] (every slice with `record`, else only
 // the last state), and with `record` mid, the branches [t][b][n][d], attention
 // [t][b][h][n][j].
-struct Pass {
+struct LoopedPass {
   std::vector<float> hidden, mid, attnBranch, mlpBranch, attention;
 };
 
@@ -202,8 +203,8 @@ void recordLoop(Device& dev, Batch& batch, const LoopedModel& model, const Devic
 }
 
 // The loops over sequences of one length (s.B of them, s.N tokens each).
-Pass runPass(Device& dev, const LoopedModel& model, const DeviceBlock& w,
-             std::span<const Sequence> seqs, const Shape& s) {
+LoopedPass runPass(Device& dev, const LoopedModel& model, const DeviceBlock& w,
+                   std::span<const Sequence> seqs, const Shape& s) {
   const seed_models::LoopedConfig& c = model.settings();
   const size_t rd = s.rows() * s.d;
   std::vector<float> e;
@@ -211,7 +212,7 @@ Pass runPass(Device& dev, const LoopedModel& model, const DeviceBlock& w,
   for (const Sequence& seq : seqs)
     for (const seed_models::Vector& row : seq) e.insert(e.end(), row.begin(), row.end());
   const std::vector<float> x0 = c.x0Zero ? std::vector<float>(rd, 0.0f) : e;
-  Pass out;
+  LoopedPass out;
   if (s.loops == 0 || rd == 0) {  // nothing to run: X^(0) is the answer
     out.hidden = x0;
     return out;
@@ -252,7 +253,7 @@ void append(std::vector<double>& out, const Sequence& rows) {
 }
 
 // The CPU reference's trace from one sequence's pass (see the header for who computes what).
-void addTrace(seed_models::Trace& trace, const LoopedModel& model, const Pass& pass,
+void addTrace(seed_models::Trace& trace, const LoopedModel& model, const LoopedPass& pass,
               const Shape& s) {
   const seed_models::LoopedConfig& c = model.settings();
   const bool tmlt = c.timestep == seed_models::LoopedTimestep::Tmlt;
@@ -299,7 +300,7 @@ void addTrace(seed_models::Trace& trace, const LoopedModel& model, const Pass& p
 }
 
 Error numbered(size_t i, const std::string& what) {
-  return Error(std::string(kWhat) + ": sequence " + std::to_string(i) + ": " + what);
+  return Error(std::string(kLoopedOnVulkan) + ": sequence " + std::to_string(i) + ": " + what);
 }
 
 }  // namespace
@@ -309,12 +310,12 @@ Sequence runLoopedOnDevice(Device& dev, const LoopedModel& model, const Sequence
   try {
     seed_models::requireWidth("looped", input, model.settings().d);
   } catch (const Error& e) {
-    throw Error(std::string(kWhat) + ": " + e.what());
+    throw Error(std::string(kLoopedOnVulkan) + ": " + e.what());
   }
   const Shape s = shapeOf(model, 1, input.size(), trace != nullptr);
   sequencesPerPass(dev.info(), s);  // refuses a sequence too large for one buffer
   const DeviceBlock w = uploadBlock(dev, model, model.settings().loops);
-  const Pass pass = runPass(dev, model, w, {&input, 1}, s);
+  const LoopedPass pass = runPass(dev, model, w, {&input, 1}, s);
   if (trace) addTrace(*trace, model, pass, s);
   const size_t last = trace ? s.loops * s.N : 0;  // the last slice's first row
   return model.readout(rowsOf(pass.hidden, last, s.N, s.d));
@@ -340,7 +341,7 @@ std::vector<Sequence> runLoopedOnDevice(Device& dev, const LoopedModel& model,
   for (size_t first = 0; first < batch.size(); first += per) {
     const size_t count = std::min(per, batch.size() - first);
     const Shape s = shapeOf(model, count, N, false);
-    const Pass pass = runPass(dev, model, w, {batch.data() + first, count}, s);
+    const LoopedPass pass = runPass(dev, model, w, {batch.data() + first, count}, s);
     for (size_t b = 0; b < count; ++b)
       outs.push_back(model.readout(rowsOf(pass.hidden, b * N, N, s.d)));
   }

@@ -56,12 +56,12 @@ size_t sequencesPerPass(const DeviceInfo& info, const CellShape& s, bool keepGat
 
 // What one pass downloads, fp32 [b][t][unit]: the states, and with keepGates h̃ and the
 // gate arrays one after the other.
-struct Pass {
+struct MinRnnPass {
   std::vector<float> hidden, candidate, gates;
 };
 
-Pass runPass(Device& dev, std::span<const MinRnnCellInputs> ins, const CellShape& s, bool keepGates,
-             const ScanOptions& options) {
+MinRnnPass runPass(Device& dev, std::span<const MinRnnCellInputs> ins, const CellShape& s,
+                   bool keepGates, const ScanOptions& options) {
   const size_t B = ins.size(), n = B * s.perSequence();
   std::vector<float> pre(s.linears() * n), h0(B * s.width, 0.0f);
   for (size_t b = 0; b < B; ++b) {
@@ -101,7 +101,7 @@ Pass runPass(Device& dev, std::span<const MinRnnCellInputs> ins, const CellShape
                        shape, options);
   dev.run(batch);
 
-  Pass out;
+  MinRnnPass out;
   out.hidden = dev.download<float>(*hBuf, n);
   if (keepGates) {
     out.candidate = dev.download<float>(*candidate, n);
@@ -234,7 +234,7 @@ std::vector<MinRnnCellResult> runMinRnnCellOnDevice(Device& dev, MinRnnCell cell
   const size_t per = sequencesPerPass(dev.info(), s, keepGates), count = s.perSequence();
   for (size_t first = 0; first < inputs.size(); first += per) {
     const size_t n = std::min(per, inputs.size() - first);
-    const Pass pass = runPass(dev, {inputs.data() + first, n}, s, keepGates, options);
+    const MinRnnPass pass = runPass(dev, {inputs.data() + first, n}, s, keepGates, options);
     for (size_t b = 0; b < n; ++b) {
       MinRnnCellResult& r = out[first + b];
       r.hidden = slice(pass.hidden, b * count, count);

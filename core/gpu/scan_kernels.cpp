@@ -13,8 +13,6 @@
 
 namespace lsrl::gpu {
 
-namespace checks = float_batch::scan_checks;
-
 namespace {
 
 constexpr uint32_t kMaxGroups = 65535;  // the guaranteed minimum of maxComputeWorkGroupCount
@@ -211,11 +209,11 @@ void ScanKernels::recordDiagScan(Batch& batch, const DiagScanBuffers& buffers,
   const char* kernel = shape.complex ? "complexDiagScan" : "diagScan";
   const int floatsPerSlot = shape.complex ? 2 : 1;
   const float_batch::SeriesShape& s = shape.series;
-  checks::shape(kernel, s, floatsPerSlot);
+  float_batch::scan_checks::shape(kernel, s, floatsPerSlot);
   const size_t slotBytes = floatsPerSlot * valueBytes();
   const size_t seriesBytes = size_t(s.batch) * s.steps * s.channels * slotBytes;
   checkBuffer(kernel, "a", buffers.a,
-              checks::transitionSlots(kernel, s, shape.aStrides) * slotBytes);
+              float_batch::scan_checks::transitionSlots(kernel, s, shape.aStrides) * slotBytes);
   checkBuffer(kernel, "b", buffers.b, seriesBytes);
   checkBuffer(kernel, "h", buffers.h, seriesBytes);
   if (buffers.h0) checkBuffer(kernel, "h0", buffers.h0, size_t(s.batch) * s.channels * slotBytes);
@@ -289,7 +287,7 @@ void ScanKernels::recordBlockScan2(Batch& batch, const Buffer& blocks, const Buf
                                    const Buffer* h0, const Buffer& h,
                                    const float_batch::SeriesShape& shape) {
   const char* kernel = "blockScan2";
-  checks::shape(kernel, shape, 1);
+  float_batch::scan_checks::shape(kernel, shape, 1);
   if (shape.channels % 2 != 0)
     throw Error(std::string(kernel) +
                 ": expected an even channel count, got C=" + std::to_string(shape.channels));
@@ -312,7 +310,7 @@ void ScanKernels::recordLinearRecurrence(Batch& batch, const CsrBuffers& A, size
                                          const Buffer& u, const Buffer* h0, const Buffer& h,
                                          const float_batch::SeriesShape& shape, bool reluState) {
   const char* kernel = "linearRecurrence";
-  checks::shape(kernel, shape, 1);
+  float_batch::scan_checks::shape(kernel, shape, 1);
   const size_t seriesBytes = size_t(shape.batch) * shape.steps * shape.channels * valueBytes();
   checkBuffer(kernel, "rowPtr", A.rowPtr, (size_t(shape.channels) + 1) * sizeof(uint32_t));
   checkBuffer(kernel, "col", A.col, std::max<size_t>(nonzeros, 1) * sizeof(uint32_t));
@@ -362,14 +360,16 @@ std::vector<Scalar> ScanKernels::runDiagScan(const DiagScanShape& shape, std::sp
                                              const ScanOptions& options, const char* kernel) {
   expectValues<Scalar>(kernel);
   const int floatsPerSlot = shape.complex ? 2 : 1;
-  checks::shape(kernel, shape.series, floatsPerSlot);
+  float_batch::scan_checks::shape(kernel, shape.series, floatsPerSlot);
   const size_t n =
       size_t(shape.series.batch) * shape.series.steps * shape.series.channels * floatsPerSlot;
-  checks::length(kernel, "a",
-                 checks::transitionSlots(kernel, shape.series, shape.aStrides) * floatsPerSlot,
-                 a.size());
-  checks::length(kernel, "b", n, b.size());
-  checks::initialState(kernel, shape.series, floatsPerSlot, h0.size());
+  float_batch::scan_checks::length(
+      kernel, "a",
+      float_batch::scan_checks::transitionSlots(kernel, shape.series, shape.aStrides) *
+          floatsPerSlot,
+      a.size());
+  float_batch::scan_checks::length(kernel, "b", n, b.size());
+  float_batch::scan_checks::initialState(kernel, shape.series, floatsPerSlot, h0.size());
   auto aBuf = uploadFloats(dev_, a), bBuf = uploadFloats(dev_, b);
   auto h0Buf = h0.empty() ? nullptr : uploadFloats(dev_, h0);
   auto hBuf = dev_.buffer(n * sizeof(Scalar));
@@ -422,11 +422,12 @@ std::vector<Scalar> ScanKernels::runBlockScan2(const float_batch::SeriesShape& s
                                                std::span<const Scalar> h0) {
   const char* kernel = "blockScan2";
   expectValues<Scalar>(kernel);
-  checks::shape(kernel, shape, 1);
+  float_batch::scan_checks::shape(kernel, shape, 1);
   const size_t n = size_t(shape.batch) * shape.steps * shape.channels;
-  checks::length(kernel, "blocks (C/2 x 2 x 2)", size_t(shape.channels) * 2, blocks.size());
-  checks::length(kernel, "b", n, b.size());
-  checks::initialState(kernel, shape, 1, h0.size());
+  float_batch::scan_checks::length(kernel, "blocks (C/2 x 2 x 2)", size_t(shape.channels) * 2,
+                                   blocks.size());
+  float_batch::scan_checks::length(kernel, "b", n, b.size());
+  float_batch::scan_checks::initialState(kernel, shape, 1, h0.size());
   auto blockBuf = uploadFloats(dev_, blocks), bBuf = uploadFloats(dev_, b);
   auto h0Buf = h0.empty() ? nullptr : uploadFloats(dev_, h0);
   auto hBuf = dev_.buffer(n * sizeof(Scalar));
@@ -455,11 +456,11 @@ std::vector<Scalar> ScanKernels::runLinearRecurrence(const float_batch::SeriesSh
                                                      std::span<const Scalar> h0, bool reluState) {
   const char* kernel = "linearRecurrence";
   expectValues<Scalar>(kernel);
-  checks::shape(kernel, shape, 1);
-  checks::squareCsr(kernel, A, shape.channels);
+  float_batch::scan_checks::shape(kernel, shape, 1);
+  float_batch::scan_checks::squareCsr(kernel, A, shape.channels);
   const size_t n = size_t(shape.batch) * shape.steps * shape.channels;
-  checks::length(kernel, "u", n, u.size());
-  checks::initialState(kernel, shape, 1, h0.size());
+  float_batch::scan_checks::length(kernel, "u", n, u.size());
+  float_batch::scan_checks::initialState(kernel, shape, 1, h0.size());
   auto rowPtr = uploadIndices(dev_, A.rowPtr), col = uploadIndices(dev_, A.col);
   auto val = uploadFloats(dev_, std::span<const Scalar>(A.val)), uBuf = uploadFloats(dev_, u);
   auto h0Buf = h0.empty() ? nullptr : uploadFloats(dev_, h0);
@@ -499,7 +500,7 @@ DiagScanShape ScanKernels::timedScanShape(const float_batch::SeriesShape& shape)
 double ScanKernels::timeDiagScan(const float_batch::SeriesShape& shape, const ScanOptions& options,
                                  int repeats) {
   const char* kernel = "timeDiagScan";
-  checks::shape(kernel, shape, 1);
+  float_batch::scan_checks::shape(kernel, shape, 1);
   if (repeats < 1)
     throw Error(std::string(kernel) + ": expected repeats >= 1, got " + std::to_string(repeats));
   if (dev_.info().timestampPeriodNs <= 0)

@@ -25,15 +25,6 @@ constexpr uint64_t kNpyHeadRead = 65536 + 16;
 // a gigabyte of zeros.
 constexpr uint64_t kMaxNpzValues = uint64_t{1} << 25;
 
-std::string inQuotes(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  out += '\'';
-  out += s;
-  out += '\'';
-  return out;
-}
-
 std::string shapeTuple(const std::vector<int64_t>& shape) {
   std::string s = "(";
   for (size_t i = 0; i < shape.size(); ++i) {

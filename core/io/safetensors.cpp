@@ -18,15 +18,6 @@ using nlohmann::ordered_json;
 // Larger headers are refused before anything is allocated (the reference reader's limit).
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;
 
-std::string inQuotes(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  out += '\'';
-  out += s;
-  out += '\'';
-  return out;
-}
-
 // Other dtypes of the safetensors specification: named as unsupported, not unknown.
 bool isSafetensorsDtype(const std::string& d) {
   static const char* const kKnown[] = {"BOOL", "U8",      "I8",   "F8_E5M2", "F8_E4M3", "I16",

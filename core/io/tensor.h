@@ -41,6 +41,16 @@ uint64_t elementCount(const std::vector<int64_t>& shape, Tensor::DType dtype,
                       const std::string& where);
 std::string shapeText(const std::vector<int64_t>& shape);  // "[2, 3]"
 
+// 'text': a name or dtype as both formats quote it in their error messages.
+inline std::string inQuotes(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  out += '\'';
+  out += s;
+  out += '\'';
+  return out;
+}
+
 // Checks a file before writing: non-empty unique names other than "__metadata__",
 // data.size() equal to the shape's element count, F32 values within float range and
 // metadataJson valid JSON (or empty). Throws lsrl::Error naming `where` and the tensor.

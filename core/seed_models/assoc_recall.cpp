@@ -4,21 +4,18 @@
 #include <string>
 #include <utility>
 
+#include "core/seed_models/model_helpers.h"
 #include "core/util/error.h"
 
 namespace lsrl::seed_models {
 
 namespace {
 
-size_t sz(int i) { return static_cast<size_t>(i); }
-
-int below(Rng& rng, int n) { return static_cast<int>(rng.next() % static_cast<uint64_t>(n)); }
-
 // The first `count` entries of a seeded shuffle of 0..n−1 (partial Fisher–Yates).
 std::vector<int> drawDistinct(Rng& rng, int n, int count) {
   std::vector<int> ids(sz(n));
   for (int i = 0; i < n; ++i) ids[sz(i)] = i;
-  for (int i = 0; i < count; ++i) std::swap(ids[sz(i)], ids[sz(i + below(rng, n - i))]);
+  for (int i = 0; i < count; ++i) std::swap(ids[sz(i)], ids[sz(i + nextBelow(rng, n - i))]);
   ids.resize(sz(count));
   return ids;
 }
@@ -45,7 +42,7 @@ AssocRecallSample assocRecallSample(const AssocRecallParams& p, uint64_t seed) {
   Rng rng(seed);
   const std::vector<int> keys = drawDistinct(rng, p.keys, p.pairs);
   std::vector<int> values(sz(p.pairs));
-  for (int& v : values) v = below(rng, p.values);
+  for (int& v : values) v = nextBelow(rng, p.values);
   AssocRecallSample s;
   const auto row = [&](int key, int value) {
     Vector r(sz(p.width()), 0.0);

@@ -9,6 +9,10 @@
 
 namespace lsrl::seed_models {
 
+// "Absurd" sizes in a config: more than 10^6 weights, steps or tokens (the largest dimension
+// or count a config reader accepts, and the most weights a config may imply).
+constexpr long long kMaxElements = 1000000;
+
 struct ConfigReader {
   std::string kind;  // "gateloop", "looped", "mingru", ...
 

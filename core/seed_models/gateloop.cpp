@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "core/seed_models/dense_layers.h"
+#include "core/seed_models/model_helpers.h"
 #include "core/util/error.h"
 
 namespace lsrl::seed_models {
@@ -14,17 +15,9 @@ namespace {
 
 constexpr int kTraceAttentionMaxSteps = 256;  // attention traces are [H][T][T]
 
-size_t sz(int64_t n) { return static_cast<size_t>(n); }
-
 void addInto(Sequence& x, const Sequence& delta) {
   for (size_t t = 0; t < x.size(); ++t)
     for (size_t i = 0; i < x[t].size(); ++i) x[t][i] += delta[t][i];
-}
-
-std::vector<double> flatten(const Sequence& rows) {
-  std::vector<double> out;
-  for (const Vector& r : rows) out.insert(out.end(), r.begin(), r.end());
-  return out;
 }
 
 std::vector<double> interleave(const std::vector<Complex>& z) {
@@ -96,16 +89,12 @@ std::vector<Complex> modeStates(const GateLoopInputs& in, GateLoopMode mode) {
 
 Tensor initial(Rng& rng, const GateLoopWeightSpec& s) {
   const std::string& n = s.name;
-  auto endsWith = [&](const std::string& suffix) {
-    return n.size() >= suffix.size() &&
-           n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
   if (n == "embed.weight") return randomNormal(rng, n, s.shape, 1.0);
-  if (endsWith("gamma.bias")) return randomUniform(rng, n, s.shape, 1.0, 4.0);
-  if (endsWith("theta.bias")) return randomUniform(rng, n, s.shape, 0.0, std::numbers::pi / 4);
+  if (endsWith(n, "gamma.bias")) return randomUniform(rng, n, s.shape, 1.0, 4.0);
+  if (endsWith(n, "theta.bias")) return randomUniform(rng, n, s.shape, 0.0, std::numbers::pi / 4);
   const bool isNorm = n.find("norm") != std::string::npos;
-  if (isNorm) return filled(n, s.shape, endsWith(".weight") ? 1.0 : 0.0);
-  if (endsWith(".bias")) return filled(n, s.shape, 0.0);
+  if (isNorm) return filled(n, s.shape, endsWith(n, ".weight") ? 1.0 : 0.0);
+  if (endsWith(n, ".bias")) return filled(n, s.shape, 0.0);
   return randomNormal(rng, n, s.shape, 1 / std::sqrt(static_cast<double>(s.shape[1])));
 }
 

@@ -12,9 +12,7 @@ namespace {
 
 using nlohmann::json;
 
-const ConfigReader reader{"gateloop"};
-
-constexpr long long kMaxElements = 1000000;  // "absurd" sizes: more than 10^6 weights / steps
+const ConfigReader gateLoopReader{"gateloop"};
 
 std::optional<bool> transitionsFromName(std::string_view name) {
   if (name == "data") return true;
@@ -50,55 +48,57 @@ GateLoopConfig GateLoopConfig::fromJson(const json& j) {
   GateLoopConfig c;
   for (const auto& [key, v] : j.items()) {
     if (key == "d_model")
-      c.dModel = reader.integer(v, key, 1, kMaxElements);
+      c.dModel = gateLoopReader.integer(v, key, 1, kMaxElements);
     else if (key == "layers")
-      c.layers = reader.integer(v, key, 1, 1000);
+      c.layers = gateLoopReader.integer(v, key, 1, 1000);
     else if (key == "d_h")
-      c.dh = reader.integer(v, key, 1, kMaxElements);
+      c.dh = gateLoopReader.integer(v, key, 1, kMaxElements);
     else if (key == "d_channel_mixing")
-      c.dChannelMixing = reader.integer(v, key, 1, kMaxElements);
+      c.dChannelMixing = gateLoopReader.integer(v, key, 1, kMaxElements);
     else if (key == "d_out")
-      c.dOut = reader.integer(v, key, 1, kMaxElements);
+      c.dOut = gateLoopReader.integer(v, key, 1, kMaxElements);
     else if (key == "magnitude_activation")
-      c.magnitude =
-          reader.named<GateLoopMagnitude>(v, key, gateLoopMagnitudeFromName, "sigmoid, exp_exp");
+      c.magnitude = gateLoopReader.named<GateLoopMagnitude>(v, key, gateLoopMagnitudeFromName,
+                                                            "sigmoid, exp_exp");
     else if (key == "phase_activation")
-      c.phase = reader.named<GateLoopPhase>(v, key, gateLoopPhaseFromName, "identity, pi_tanh");
+      c.phase =
+          gateLoopReader.named<GateLoopPhase>(v, key, gateLoopPhaseFromName, "identity, pi_tanh");
     else if (key == "transitions")
-      c.dataControlled = reader.named<bool>(v, key, transitionsFromName, "data, fixed");
+      c.dataControlled = gateLoopReader.named<bool>(v, key, transitionsFromName, "data, fixed");
     else if (key == "output_projection")
-      c.outputProjection = reader.boolean(v, key);
+      c.outputProjection = gateLoopReader.boolean(v, key);
     else if (key == "layer_norm")
-      c.layerNorm = reader.boolean(v, key);
+      c.layerNorm = gateLoopReader.boolean(v, key);
     else if (key == "channel_mixing")
-      c.channelMixing = reader.boolean(v, key);
+      c.channelMixing = gateLoopReader.boolean(v, key);
     else if (key == "residual")
-      c.residual = reader.boolean(v, key);
+      c.residual = gateLoopReader.boolean(v, key);
     else if (key == "mode")
-      c.mode = reader.named<GateLoopMode>(v, key, gateLoopModeFromName,
-                                          "recurrent, scan, scan_hillis_steele, attention, "
-                                          "attention_naive, softmax");
+      c.mode = gateLoopReader.named<GateLoopMode>(v, key, gateLoopModeFromName,
+                                                  "recurrent, scan, scan_hillis_steele, attention, "
+                                                  "attention_naive, softmax");
     else if (key == "seed") {
       if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<long long>() < 0))
-        reader.bad(key, "expected a non-negative integer, got " + v.dump());
+        gateLoopReader.bad(key, "expected a non-negative integer, got " + v.dump());
       c.seed = v.get<uint64_t>();
     } else if (key == "task_length")
-      c.task.length = reader.integer(v, key, 0, kMaxElements);
+      c.task.length = gateLoopReader.integer(v, key, 0, kMaxElements);
     else if (key == "task_resets")
-      c.task.resets = reader.integer(v, key, 0, kMaxElements);
+      c.task.resets = gateLoopReader.integer(v, key, 0, kMaxElements);
     else if (key == "max_number")
-      c.task.maxNumber = reader.integer(v, key, 0, kMaxElements);
+      c.task.maxNumber = gateLoopReader.integer(v, key, 0, kMaxElements);
     else if (key == "modulus")
-      c.task.modulus = reader.integer(v, key, 1, kMaxElements);
+      c.task.modulus = gateLoopReader.integer(v, key, 1, kMaxElements);
     else
-      reader.bad(key, "unknown key");
+      gateLoopReader.bad(key, "unknown key");
   }
   if (c.dModel % c.dh != 0)
-    reader.bad("d_h",
-               std::to_string(c.dh) + " does not divide d_model = " + std::to_string(c.dModel));
+    gateLoopReader.bad(
+        "d_h", std::to_string(c.dh) + " does not divide d_model = " + std::to_string(c.dModel));
   if (c.task.length > 0 && c.task.resets >= c.task.length)
-    reader.bad("task_resets", std::to_string(c.task.resets) + " do not fit task_length " +
-                                  std::to_string(c.task.length) + " (at most task_length − 1)");
+    gateLoopReader.bad("task_resets", std::to_string(c.task.resets) + " do not fit task_length " +
+                                          std::to_string(c.task.length) +
+                                          " (at most task_length − 1)");
   long long total = 0;
   for (const GateLoopWeightSpec& s : gateLoopWeightSpecs(c)) {
     long long n = 1;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/seed_models/model_common.h"
+#include "core/seed_models/model_helpers.h"
 #include "core/util/error.h"
 
 namespace lsrl::seed_models {
@@ -13,8 +14,6 @@ namespace lsrl::seed_models {
 namespace {
 
 double softplus(double x) { return std::max(x, 0.0) + std::log1p(std::exp(-std::abs(x))); }
-
-size_t sz(int n) { return static_cast<size_t>(n); }
 
 // a_n = exp(log a_n) for every token and key dimension.
 std::vector<Complex> transitions(const GateLoopInputs& in) {

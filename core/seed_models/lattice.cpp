@@ -15,7 +15,7 @@ namespace {
 using Json = nlohmann::json;
 using Shape = std::vector<int64_t>;
 
-constexpr double kMaxElements = 1e6;
+constexpr double kMaxLatticeElements = 1e6;
 
 [[noreturn]] void badKey(const std::string& key, const std::string& why) {
   throw Error("lattice config: \"" + key + "\" " + why);
@@ -26,7 +26,7 @@ int getInt(const Json& j, const std::string& key, int fallback) {
   const Json& v = j[key];
   if (!v.is_number_integer()) badKey(key, "must be an integer, got " + v.dump());
   const auto x = v.get<int64_t>();
-  if (x < 1 || x > kMaxElements)
+  if (x < 1 || x > kMaxLatticeElements)
     badKey(key, "must be between 1 and 1000000, got " + std::to_string(x));
   return static_cast<int>(x);
 }
@@ -210,11 +210,11 @@ void LatticeConfig::validate() const {
                                {"d", d},
                                {"m", m},
                                {"chunk", chunk}})
-    if (v < 1 || v > kMaxElements)
+    if (v < 1 || v > kMaxLatticeElements)
       badKey(key, "must be between 1 and 1000000, got " + std::to_string(v));
   for (const auto& [key, v] : {std::pair<const char*, int>{"recall_pairs", recallPairs},
                                {"recall_queries", recallQueries}})
-    if (v < 1 || v > kMaxElements)
+    if (v < 1 || v > kMaxLatticeElements)
       badKey(key, "must be between 1 and 1000000, got " + std::to_string(v));
   requireOneOf("input", input, {"projected", "direct"});
   requireOneOf("init", init, {"identity", "random_orthonormal"});
@@ -238,7 +238,7 @@ void LatticeConfig::validate() const {
                                 {"heads·d·d_in (w_v)", H * D * X},
                                 {"heads·m·d (s0)", H * M * D},
                                 {"heads·(2m + d + 2) (direct token)", H * (2 * M + D + 2)}})
-    if (n > kMaxElements)
+    if (n > kMaxLatticeElements)
       throw Error(std::string("lattice config: ") + what + " = " + std::to_string(int64_t(n)) +
                   " elements, more than 1000000");
 }

@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/seed_models/model_helpers.h"
 #include "core/util/error.h"
 
 namespace lsrl::seed_models {
 
 namespace {
-
-size_t sz(int64_t n) { return static_cast<size_t>(n); }
 
 void append(std::vector<double>& out, const Sequence& rows) {
   for (const Vector& r : rows) out.insert(out.end(), r.begin(), r.end());
@@ -20,11 +19,6 @@ double distance(const Sequence& a, const Sequence& b) {
   for (size_t n = 0; n < a.size(); ++n)
     for (size_t i = 0; i < a[n].size(); ++i) s += (a[n][i] - b[n][i]) * (a[n][i] - b[n][i]);
   return std::sqrt(s);
-}
-
-bool endsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 Tensor initial(Rng& rng, const LoopedWeightSpec& s, const LoopedConfig& c) {

@@ -5,13 +5,12 @@
 #include <limits>
 #include <numbers>
 
+#include "core/seed_models/model_helpers.h"
 #include "core/util/error.h"
 
 namespace lsrl::seed_models {
 
 namespace {
-
-size_t sz(int n) { return static_cast<size_t>(n); }
 
 double activate(LoopedActivation a, double u) {
   if (a == LoopedActivation::ReLU) return u > 0 ? u : (std::isnan(u) ? u : 0.0);

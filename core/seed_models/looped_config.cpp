@@ -13,9 +13,8 @@ namespace {
 
 using nlohmann::json;
 
-const ConfigReader reader{"looped"};
+const ConfigReader loopedReader{"looped"};
 
-constexpr long long kMaxElements = 1000000;  // "absurd": more than 10^6 weights
 constexpr long long kMaxLoops = 100000;
 
 // Two-valued string options stored as bools.
@@ -94,81 +93,86 @@ LoopedConfig LoopedConfig::fromJson(const json& j) {
   bool headDimGiven = false;
   for (const auto& [key, v] : j.items()) {
     if (key == "d")
-      c.d = reader.integer(v, key, 1, kMaxElements);
+      c.d = loopedReader.integer(v, key, 1, kMaxElements);
     else if (key == "heads")
-      c.heads = reader.integer(v, key, 1, kMaxElements);
+      c.heads = loopedReader.integer(v, key, 1, kMaxElements);
     else if (key == "head_dim") {
-      c.headDim = reader.integer(v, key, 1, kMaxElements);
+      c.headDim = loopedReader.integer(v, key, 1, kMaxElements);
       headDimGiven = true;
     } else if (key == "d_ff")
-      c.dFf = reader.integer(v, key, 1, kMaxElements);
+      c.dFf = loopedReader.integer(v, key, 1, kMaxElements);
     else if (key == "d_freq")
-      c.dFreq = reader.integer(v, key, 1, kMaxElements);
+      c.dFreq = loopedReader.integer(v, key, 1, kMaxElements);
     else if (key == "loops")
-      c.loops = reader.integer(v, key, 0, kMaxLoops);
+      c.loops = loopedReader.integer(v, key, 0, kMaxLoops);
     else if (key == "d_out")
-      c.dOut = reader.integer(v, key, 1, kMaxElements);
+      c.dOut = loopedReader.integer(v, key, 1, kMaxElements);
     else if (key == "timestep")
-      c.timestep = reader.named<LoopedTimestep>(v, key, loopedTimestepFromName, "tmlt, plain");
+      c.timestep =
+          loopedReader.named<LoopedTimestep>(v, key, loopedTimestepFromName, "tmlt, plain");
     else if (key == "pe_layout")
-      c.peLayout = reader.named<PeLayout>(v, key, peLayoutFromName, "cos_sin, sin_cos_interleaved");
+      c.peLayout =
+          loopedReader.named<PeLayout>(v, key, peLayoutFromName, "cos_sin, sin_cos_interleaved");
     else if (key == "scoring")
-      c.scoring = reader.named<LoopedScoring>(v, key, loopedScoringFromName, "softmax, hardmax");
+      c.scoring =
+          loopedReader.named<LoopedScoring>(v, key, loopedScoringFromName, "softmax, hardmax");
     else if (key == "softmax_lambda")
-      c.softmaxLambda = reader.number(v, key, 0, true);
+      c.softmaxLambda = loopedReader.number(v, key, 0, true);
     else if (key == "scale_rsqrt_s")
-      c.scaleRsqrtS = reader.boolean(v, key);
+      c.scaleRsqrtS = loopedReader.boolean(v, key);
     else if (key == "causal")
-      c.causal = reader.boolean(v, key);
+      c.causal = loopedReader.boolean(v, key);
     else if (key == "norm")
-      c.norm = reader.named<LoopedNorm>(v, key, loopedNormFromName, "rms, none");
+      c.norm = loopedReader.named<LoopedNorm>(v, key, loopedNormFromName, "rms, none");
     else if (key == "rms_eps")
-      c.rmsEps = reader.number(v, key, 0, false);
+      c.rmsEps = loopedReader.number(v, key, 0, false);
     else if (key == "activation")
-      c.activation = reader.named<LoopedActivation>(v, key, loopedActivationFromName, "gelu, relu");
+      c.activation =
+          loopedReader.named<LoopedActivation>(v, key, loopedActivationFromName, "gelu, relu");
     else if (key == "inject")
-      c.inject = reader.named<bool>(v, key, choice<kNone, kAddInput>, "none, add_input");
+      c.inject = loopedReader.named<bool>(v, key, choice<kNone, kAddInput>, "none, add_input");
     else if (key == "x0")
-      c.x0Zero = reader.named<bool>(v, key, choice<kInput, kZero>, "input, zero");
+      c.x0Zero = loopedReader.named<bool>(v, key, choice<kInput, kZero>, "input, zero");
     else if (key == "qkvo_bias")
-      c.qkvoBias = reader.boolean(v, key);
+      c.qkvoBias = loopedReader.boolean(v, key);
     else if (key == "ff_bias")
-      c.ffBias = reader.boolean(v, key);
+      c.ffBias = loopedReader.boolean(v, key);
     else if (key == "baseline_compat")
-      c.baselineCompat = reader.boolean(v, key);
+      c.baselineCompat = loopedReader.boolean(v, key);
     else if (key == "modulation_init")
-      c.zeroModulationInit = reader.named<bool>(v, key, choice<kRandom, kZero>, "random, zero");
+      c.zeroModulationInit =
+          loopedReader.named<bool>(v, key, choice<kRandom, kZero>, "random, zero");
     else if (key == "seed") {
       if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<long long>() < 0))
-        reader.bad(key, "expected a non-negative integer, got " + v.dump());
+        loopedReader.bad(key, "expected a non-negative integer, got " + v.dump());
       c.seed = v.get<uint64_t>();
     } else if (key == "task_tokens")
-      c.task.tokens = reader.integer(v, key, 0, kMaxElements);
+      c.task.tokens = loopedReader.integer(v, key, 0, kMaxElements);
     else if (key == "task_string_length")
-      c.task.stringLength = reader.integer(v, key, 1, kMaxElements);
+      c.task.stringLength = loopedReader.integer(v, key, 1, kMaxElements);
     else if (key == "sudoku_box")
-      c.task.sudokuBox = reader.integer(v, key, 2, 3);
+      c.task.sudokuBox = loopedReader.integer(v, key, 2, 3);
     else if (key == "sudoku_blanks")
-      c.task.sudokuBlanks = reader.integer(v, key, 0, 81);
+      c.task.sudokuBlanks = loopedReader.integer(v, key, 0, 81);
     else if (key == "icl_dim")
-      c.task.iclDim = reader.integer(v, key, 1, kMaxElements);
+      c.task.iclDim = loopedReader.integer(v, key, 1, kMaxElements);
     else if (key == "icl_points")
-      c.task.iclPoints = reader.integer(v, key, 0, kMaxElements);
+      c.task.iclPoints = loopedReader.integer(v, key, 0, kMaxElements);
     else if (key == "id_base")
-      c.task.idBase = reader.integer(v, key, 1, kMaxElements);
+      c.task.idBase = loopedReader.integer(v, key, 1, kMaxElements);
     else
-      reader.bad(key, "unknown key");
+      loopedReader.bad(key, "unknown key");
   }
   if (!headDimGiven) {
     if (c.d % c.heads != 0)
-      reader.bad("heads", std::to_string(c.heads) + " do not divide d = " + std::to_string(c.d) +
-                              " (give \"head_dim\")");
+      loopedReader.bad("heads", std::to_string(c.heads) + " do not divide d = " +
+                                    std::to_string(c.d) + " (give \"head_dim\")");
     c.headDim = c.d / c.heads;
   }
   if (c.task.sudokuBlanks >
       c.task.sudokuBox * c.task.sudokuBox * c.task.sudokuBox * c.task.sudokuBox)
-    reader.bad("sudoku_blanks",
-               std::to_string(c.task.sudokuBlanks) + " exceed the cells of the grid");
+    loopedReader.bad("sudoku_blanks",
+                     std::to_string(c.task.sudokuBlanks) + " exceed the cells of the grid");
   long long total = 0;
   for (const LoopedWeightSpec& s : loopedWeightSpecs(c)) {
     long long n = 1;

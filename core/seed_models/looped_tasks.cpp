@@ -6,19 +6,17 @@
 #include <limits>
 #include <numeric>
 
+#include "core/seed_models/model_helpers.h"
 #include "core/util/error.h"
 
 namespace lsrl::seed_models {
 
 namespace {
 
-size_t sz(int n) { return static_cast<size_t>(n); }
-
-int below(Rng& rng, int n) { return static_cast<int>(rng.next() % static_cast<uint64_t>(n)); }
-
 template <class T>
 void shuffle(Rng& rng, std::vector<T>& v) {  // Fisher–Yates with our portable Rng
-  for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[sz(below(rng, static_cast<int>(i)))]);
+  for (size_t i = v.size(); i > 1; --i)
+    std::swap(v[i - 1], v[sz(nextBelow(rng, static_cast<int>(i)))]);
 }
 
 std::vector<int> permutation(Rng& rng, int n) {
@@ -110,15 +108,15 @@ LoopedTaskSample countdown(int width, Rng& rng) {
   for (int attempt = 0;; ++attempt) {
     need(attempt < 100000, "countdown", "no solvable draw found");
     numbers.clear();
-    for (int i = 0; i < 4; ++i) numbers.push_back(1 + below(rng, 99));
+    for (int i = 0; i < 4; ++i) numbers.push_back(1 + nextBelow(rng, 99));
     std::vector<int> pool = numbers;
     chain.clear();
     bool ok = true;
     while (ok && pool.size() > 1) {
-      const int i = below(rng, static_cast<int>(pool.size()));
-      int j = below(rng, static_cast<int>(pool.size()) - 1);
+      const int i = nextBelow(rng, static_cast<int>(pool.size()));
+      int j = nextBelow(rng, static_cast<int>(pool.size()) - 1);
       if (j >= i) ++j;
-      const int a = pool[sz(i)], b = pool[sz(j)], op = below(rng, 4);
+      const int a = pool[sz(i)], b = pool[sz(j)], op = nextBelow(rng, 4);
       long long c = 0;
       if (op == 0) c = a + b;
       if (op == 1) c = a - b;
@@ -163,13 +161,15 @@ LoopedTaskSample countdown(int width, Rng& rng) {
 std::string alphabet(Rng& rng) {
   std::vector<int> letters = permutation(rng, 26);
   std::string a;
-  for (int i = 0, k = 3 + below(rng, 8); i < k; ++i) a += static_cast<char>('a' + letters[sz(i)]);
+  for (int i = 0, k = 3 + nextBelow(rng, 8); i < k; ++i)
+    a += static_cast<char>('a' + letters[sz(i)]);
   return a;
 }
 
 std::string randomString(Rng& rng, const std::string& letters, int length) {
   std::string s;
-  for (int i = 0; i < length; ++i) s += letters[sz(below(rng, static_cast<int>(letters.size())))];
+  for (int i = 0; i < length; ++i)
+    s += letters[sz(nextBelow(rng, static_cast<int>(letters.size())))];
   return s;
 }
 
@@ -194,13 +194,13 @@ LoopedTaskSample editDistanceTask(const LoopedTaskParams& p, int width, Rng& rng
   const std::string letters = alphabet(rng), a = randomString(rng, letters, n);
   std::string b;
   if (rng.uniform() < 0.4) {
-    b = randomString(rng, letters, std::max(1, n - 3 + below(rng, 6)));
+    b = randomString(rng, letters, std::max(1, n - 3 + nextBelow(rng, 6)));
   } else {
     b = a;
-    for (int e = 0, edits = 1 + below(rng, 3); e < edits; ++e) {
-      const int kind = b.size() <= 1 ? 1 : below(rng, 3);  // 0 delete, 1 insert, 2 replace
-      const size_t at = sz(below(rng, static_cast<int>(b.size()) + (kind == 1)));
-      const char c = letters[sz(below(rng, static_cast<int>(letters.size())))];
+    for (int e = 0, edits = 1 + nextBelow(rng, 3); e < edits; ++e) {
+      const int kind = b.size() <= 1 ? 1 : nextBelow(rng, 3);  // 0 delete, 1 insert, 2 replace
+      const size_t at = sz(nextBelow(rng, static_cast<int>(b.size()) + (kind == 1)));
+      const char c = letters[sz(nextBelow(rng, static_cast<int>(letters.size())))];
       if (kind == 0) b.erase(at, 1);
       if (kind == 1) b.insert(at, 1, c);
       if (kind == 2) b[at] = c;
@@ -219,7 +219,7 @@ LoopedTaskSample lcsTask(const LoopedTaskParams& p, int width, Rng& rng) {
 LoopedTaskSample iclDecisionTree(const LoopedTaskParams& p, int width, Rng& rng) {
   const int dim = p.iclDim, depth = 4;
   std::vector<int> split(15);  // heap order: node i has children 2i+1, 2i+2
-  for (int& c : split) c = below(rng, dim);
+  for (int& c : split) c = nextBelow(rng, dim);
   std::vector<double> leaf(16);
   for (double& v : leaf) v = rng.normal();
   auto f = [&](const Vector& x) {

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <string>
 
+#include "core/seed_models/model_helpers.h"
 #include "core/util/error.h"
 
 namespace lsrl::seed_models {
@@ -19,11 +20,6 @@ void checkParams(const MemoryHorizonParams& p) {
   if (p.length > 0 && p.resets >= p.length)
     bad("resets " + std::to_string(p.resets) + " do not fit a sequence of length " +
         std::to_string(p.length) + " (at most length − 1)");
-}
-
-// Uniform integer in [0, n) from the portable Rng (floor of a uniform double).
-size_t below(Rng& rng, size_t n) {
-  return std::min(n - 1, static_cast<size_t>(rng.uniform() * static_cast<double>(n)));
 }
 
 }  // namespace
@@ -64,12 +60,13 @@ MemoryHorizonSample memoryHorizonSample(const MemoryHorizonParams& p, uint64_t s
   Rng rng(seed);
   MemoryHorizonSample s;
   s.tokens.resize(static_cast<size_t>(p.length));
-  for (int& t : s.tokens) t = static_cast<int>(below(rng, static_cast<size_t>(p.maxNumber) + 1));
+  for (int& t : s.tokens)
+    t = static_cast<int>(uniformBelow(rng, static_cast<size_t>(p.maxNumber) + 1));
   // Distinct reset positions: a partial Fisher–Yates shuffle of 1..length−1.
   std::vector<int> positions(p.length > 0 ? static_cast<size_t>(p.length - 1) : 0);
   std::iota(positions.begin(), positions.end(), 1);
   for (size_t r = 0; r < static_cast<size_t>(p.resets) && r < positions.size(); ++r) {
-    std::swap(positions[r], positions[r + below(rng, positions.size() - r)]);
+    std::swap(positions[r], positions[r + uniformBelow(rng, positions.size() - r)]);
     s.tokens[static_cast<size_t>(positions[r])] = p.resetToken();
   }
   s.targets = memoryHorizonTargets(s.tokens, p);

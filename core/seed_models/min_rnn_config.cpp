@@ -12,8 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr long long kMaxElements = 1000000;  // "absurd" sizes: more than 10^6 weights
-
 }  // namespace
 
 const char* minRnnCellKind(MinRnnCell cell) {

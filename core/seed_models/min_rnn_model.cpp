@@ -6,6 +6,7 @@
 
 #include "core/seed_models/dense_layers.h"
 #include "core/seed_models/memory_horizon.h"  // oneHot
+#include "core/seed_models/model_helpers.h"
 #include "core/util/error.h"
 
 namespace lsrl::seed_models {
@@ -13,14 +14,6 @@ namespace lsrl::seed_models {
 namespace {
 
 constexpr double kHoldGate = 20;  // σ(±20) is 1 − 2e-9 or 2e-9: open or shut
-
-size_t sz(int64_t n) { return static_cast<size_t>(n); }
-
-std::vector<double> flatten(const Sequence& rows) {
-  std::vector<double> out;
-  for (const Vector& r : rows) out.insert(out.end(), r.begin(), r.end());
-  return out;
-}
 
 double maxAbsDifference(const std::vector<double>& a, const std::vector<double>& b) {
   double d = 0;
@@ -31,11 +24,6 @@ double maxAbsDifference(const std::vector<double>& a, const std::vector<double>&
     if (e > d) d = e;
   }
   return d;
-}
-
-bool endsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // §4.3: PyTorch's defaults (see the header comment).

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/seed_models/model_common.h"
+#include "core/seed_models/model_helpers.h"
 #include "core/util/error.h"
 
 namespace lsrl::seed_models {
@@ -14,8 +15,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-
-size_t sz(int n) { return static_cast<size_t>(n); }
 
 // Blelloch's inclusive scan of `leaves` under the associative `op` (left argument earlier):
 // an up-sweep of partial reductions, then a down-sweep that hands every node the

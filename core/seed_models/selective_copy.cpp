@@ -4,6 +4,7 @@
 #include <numeric>
 #include <string>
 
+#include "core/seed_models/model_helpers.h"
 #include "core/util/error.h"
 
 namespace lsrl::seed_models {
@@ -11,11 +12,6 @@ namespace lsrl::seed_models {
 namespace {
 
 constexpr long long kMaxTokens = 1000000;
-
-// Uniform integer in [0, n) from the portable Rng (floor of a uniform double).
-size_t below(Rng& rng, size_t n) {
-  return std::min(n - 1, static_cast<size_t>(rng.uniform() * static_cast<double>(n)));
-}
 
 }  // namespace
 
@@ -41,14 +37,14 @@ SelectiveCopySample selectiveCopySample(const SelectiveCopyParams& p, uint64_t s
   // Distinct positions: a partial Fisher–Yates shuffle of 0..length−1.
   std::vector<int> all(length);
   std::iota(all.begin(), all.end(), 0);
-  for (size_t r = 0; r < n; ++r) std::swap(all[r], all[r + below(rng, length - r)]);
+  for (size_t r = 0; r < n; ++r) std::swap(all[r], all[r + uniformBelow(rng, length - r)]);
   SelectiveCopySample s;
   s.positions.assign(all.begin(), all.begin() + static_cast<ptrdiff_t>(n));
   std::sort(s.positions.begin(), s.positions.end());
   s.tokens.assign(length, p.noiseToken());
   s.targets.assign(length, -1);
   for (const int pos : s.positions) {
-    const int datum = 1 + static_cast<int>(below(rng, static_cast<size_t>(p.dataValues())));
+    const int datum = 1 + static_cast<int>(uniformBelow(rng, static_cast<size_t>(p.dataValues())));
     s.tokens[static_cast<size_t>(pos)] = datum;
     s.targets.push_back(datum);  // asked for by the marker at length + k
   }

@@ -25,7 +25,7 @@ using testing_vulkan::expectParity;
 using testing_vulkan::randomFloats;
 using V = std::vector<float>;
 
-std::string name(const SeriesShape& s) {
+std::string convShapeName(const SeriesShape& s) {
   return "B=" + std::to_string(s.batch) + " T=" + std::to_string(s.steps) +
          " C=" + std::to_string(s.channels);
 }
@@ -48,7 +48,7 @@ TEST(VulkanConvLru, CausalConvMatchesTheTwin) {
     const V x = randomFloats(rng, size_t(s.batch) * s.steps * s.channels, -2.0f, 2.0f);
     expectParity(runCausalConv1d(dev, s, taps, c.K, bias, x, {.maxTileRows = c.maxTileRows}),
                  float_batch::causalConv1d(s, taps, c.K, bias, x),
-                 "conv " + name(s) + " K=" + std::to_string(c.K));
+                 "conv " + convShapeName(s) + " K=" + std::to_string(c.K));
   }
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
 }
@@ -74,11 +74,11 @@ TEST(VulkanConvLru, RgLruInputsMatchTheTwin) {
     V a(n), b(n), aGpu(n), bGpu(n);
     float_batch::rgLruInputs(s, base, 8.0f, r, i, u, a, b);
     runRgLruInputs(dev, s, base, 8.0f, r, i, u, aGpu, bGpu);
-    expectParity(aGpu, a, "rglru a " + name(s));
-    expectParity(bGpu, b, "rglru b " + name(s));
+    expectParity(aGpu, a, "rglru a " + convShapeName(s));
+    expectParity(bGpu, b, "rglru b " + convShapeName(s));
     runRgLruInputs(dev, s, base, 8.0f, r, i, u, aGpu, bGpu, {.maxTileRows = 5});
-    expectParity(aGpu, a, "rglru a in tiles " + name(s));
-    expectParity(bGpu, b, "rglru b in tiles " + name(s));
+    expectParity(aGpu, a, "rglru a in tiles " + convShapeName(s));
+    expectParity(bGpu, b, "rglru b in tiles " + convShapeName(s));
   }
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
 }

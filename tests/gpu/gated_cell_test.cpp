@@ -39,7 +39,7 @@ Cell randomCell(std::mt19937& rng, const SeriesShape& s, int gates, int perRow =
           randomFloats(rng, B * H, 0.0f, 1.0f), randomFloats(rng, B * H, -0.5f, 0.5f)};
 }
 
-std::string name(const SeriesShape& s) {
+std::string cellShapeName(const SeriesShape& s) {
   return "B=" + std::to_string(s.batch) + " T=" + std::to_string(s.steps) +
          " H=" + std::to_string(s.channels);
 }
@@ -54,7 +54,8 @@ TEST(VulkanGatedCells, GruMatchesTheTwin) {
   for (const SeriesShape& s : kShapes) {
     const Cell c = randomCell(rng, s, 3);
     for (const GruRule rule : {GruRule::Pytorch, GruRule::Paper}) {
-      const std::string what = "gru " + name(s) + (rule == GruRule::Paper ? " paper" : " pytorch");
+      const std::string what =
+          "gru " + cellShapeName(s) + (rule == GruRule::Paper ? " paper" : " pytorch");
       expectParity(cells.gru(s, c.Whh, c.bhh, c.gi, c.h0, rule),
                    float_batch::gruRecurrence(s, c.Whh, c.bhh, c.gi, c.h0, rule), what);
       expectParity(cells.gru(s, c.Whh, c.bhh, c.gi, {}, rule),
@@ -70,7 +71,7 @@ TEST(VulkanGatedCells, LstmMatchesTheTwin) {
   std::mt19937 rng(42);
   for (const SeriesShape& s : kShapes) {
     const Cell c = randomCell(rng, s, 4);
-    const std::string what = "lstm " + name(s);
+    const std::string what = "lstm " + cellShapeName(s);
     expectParity(cells.lstm(s, c.Whh, c.bhh, c.gi, c.h0, c.c0),
                  float_batch::lstmRecurrence(s, c.Whh, c.bhh, c.gi, c.h0, c.c0), what);
     expectParity(cells.lstm(s, c.Whh, c.bhh, c.gi, {}, {}),
@@ -92,11 +93,11 @@ TEST(VulkanGatedCells, LongSequencesRunInChunksOfSteps) {
   const Cell gru = randomCell(rng, s, 3, 64);
   expectParity(cells.gru(s, gru.Whh, gru.bhh, gru.gi, gru.h0, GruRule::Pytorch),
                float_batch::gruRecurrence(s, gru.Whh, gru.bhh, gru.gi, gru.h0, GruRule::Pytorch),
-               "gru " + name(s));
+               "gru " + cellShapeName(s));
   const Cell lstm = randomCell(rng, s, 4, 64);
   expectParity(cells.lstm(s, lstm.Whh, lstm.bhh, lstm.gi, lstm.h0, lstm.c0),
                float_batch::lstmRecurrence(s, lstm.Whh, lstm.bhh, lstm.gi, lstm.h0, lstm.c0),
-               "lstm " + name(s));
+               "lstm " + cellShapeName(s));
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
 }
 

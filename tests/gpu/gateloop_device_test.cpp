@@ -18,6 +18,7 @@
 #include <string>
 
 #include "common/expect_error.h"
+#include "gpu/scan_cases.h"
 #include "gpu/trace_parity.h"
 #include "gpu/vulkan_test_util.h"
 
@@ -31,34 +32,11 @@ using seed_models::GateLoopModel;
 using seed_models::Sequence;
 using seed_models::Trace;
 using testing_common::expectError;
+using testing_vulkan::expectClose;
 using testing_vulkan::expectTracesAgree;
-
-constexpr double kParity = 1e-5;
-
-// max over i of |got − want| / (1 + |want|), failing past `tol`.
-double expectClose(const std::vector<Complex>& got, const std::vector<Complex>& want,
-                   const std::string& what, double tol = kParity) {
-  EXPECT_EQ(got.size(), want.size()) << what;
-  double worst = 0;
-  for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
-    const double err = std::abs(got[i] - want[i]) / (1 + std::abs(want[i]));
-    EXPECT_LE(err, tol) << what << " entry " << i << ": " << got[i] << " vs " << want[i];
-    worst = std::max(worst, err);
-  }
-  return worst;
-}
-
-// The scan paths the operator is run with: the default, every path with chunks short
-// enough that T spans several of them and ends inside one.
-std::vector<std::pair<std::string, ScanOptions>> scanOptions(const Device& dev) {
-  std::vector<std::pair<std::string, ScanOptions>> out = {
-      {"auto", {}},
-      {"shared4x2", {.path = ScanPath::Shared, .sharedWidth = 4, .stepsPerLane = 2}},
-      {"sequential", {.path = ScanPath::Sequential}}};
-  if (dev.info().subgroupArithmetic)
-    out.push_back({"subgroup1", {.path = ScanPath::Subgroup, .stepsPerLane = 1}});
-  return out;
-}
+using testing_vulkan::kParity;
+using testing_vulkan::randomRows;
+using testing_vulkan::seedModelScanOptions;
 
 TEST(VulkanGateLoop, G1MaxHeadedVector) {
   LSRL_VULKAN_DEVICE(dev);
@@ -75,7 +53,7 @@ TEST(VulkanGateLoop, G1MaxHeadedVector) {
       in.logA[2 * n + c] = seed_models::gateLoopLogTransition(gamma[n][c], theta[n][c]);
   const std::vector<Complex> wantH = {1, 2, -1.25, {2.5, 1.6}, -0.625, {0.375, -0.4}};
   const std::vector<Complex> wantY = {1, 2, -1.25, {2.5, 1.6}, -1.25, {0.375, -0.4}};
-  for (const auto& [name, options] : scanOptions(dev)) {
+  for (const auto& [name, options] : seedModelScanOptions(dev)) {
     const GateLoopDeviceResult r = runGateLoopOperatorOnDevice(dev, {in}, true, options)[0];
     expectClose(r.y, wantY, "G1 y " + name, 1e-6);
     expectClose(r.states, wantH, "G1 h " + name, 1e-6);
@@ -94,7 +72,7 @@ TEST(VulkanGateLoop, G2OuterProductHeadVector) {
   in.q = {1, 0, 0, 1, 1, 1};
   const std::vector<Complex> wantH = {1, 2, 0, 0, 0.5, 2, 0, 1, {0, 0.4}, {0, 1.6}, 2, -1.75};
   const std::vector<Complex> wantY = {1, 2, 0, 1, {2, 0.4}, {-1.75, 1.6}};
-  for (const auto& [name, options] : scanOptions(dev)) {
+  for (const auto& [name, options] : seedModelScanOptions(dev)) {
     const GateLoopDeviceResult r = runGateLoopOperatorOnDevice(dev, {in}, true, options)[0];
     expectClose(r.y, wantY, "G2 y " + name, 1e-6);
     expectClose(r.states, wantH, "G2 H " + name, 1e-6);
@@ -131,7 +109,7 @@ TEST(VulkanGateLoop, OperatorMatchesRecurrenceOnRandomInputs) {
     std::vector<GateLoopInputs> batch;
     for (int b = 0; b < c.batch; ++b)
       batch.push_back(randomInputs(rng, c.heads, c.dh, c.steps, c.h0 && b != 1));
-    for (const auto& [name, options] : scanOptions(dev)) {
+    for (const auto& [name, options] : seedModelScanOptions(dev)) {
       const std::vector<GateLoopDeviceResult> got =
           runGateLoopOperatorOnDevice(dev, batch, true, options);
       ASSERT_EQ(got.size(), batch.size());
@@ -169,15 +147,6 @@ TEST(VulkanGateLoop, DefaultTaskTraceMatchesCpu) {
   }
   std::printf("gateloop default tasks: max relative trace difference %.3g\n", worst);
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
-}
-
-// Rows of `width` random reals (not one-hot: every weight column takes part).
-Sequence randomRows(std::mt19937& rng, size_t steps, int width) {
-  std::normal_distribution<double> normal;
-  Sequence rows(steps, seed_models::Vector(static_cast<size_t>(width)));
-  for (auto& row : rows)
-    for (double& v : row) v = normal(rng);
-  return rows;
 }
 
 TEST(VulkanGateLoop, RandomConfigsMatchCpu) {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "common/expect_error.h"
+#include "common/vector_compare.h"
 #include "gpu/trace_parity.h"
 #include "gpu/vulkan_test_util.h"
 
@@ -29,12 +30,13 @@ using seed_models::Sequence;
 using seed_models::Trace;
 using seed_models::Vector;
 using testing_common::expectError;
+using testing_common::expectNear;
 using testing_vulkan::expectTracesAgree;
+using testing_vulkan::kParity;
+using testing_vulkan::seededRandomRows;
 
 // The spec's values are rounded to 6 decimals; fp32 adds a few 1e-7 on top.
-constexpr double kSpec = 1.5e-6;
-// fp32 against float64 (the Vulkan issue's rule): |gpu − cpu| ≤ 1e-5·(1 + |cpu|).
-constexpr double kParity = 1e-5;
+constexpr double kLatticeSpec = 1.5e-6;
 
 // Runs `model` on both sides with a trace and compares everything; returns the worst error.
 double expectParityWithCpu(Device& dev, const LatticeModel& model, const Sequence& input,
@@ -80,12 +82,6 @@ Vector row(const Trace& trace, const std::string& name, size_t t, size_t width) 
                 d.begin() + static_cast<std::ptrdiff_t>((t + 1) * width));
 }
 
-void expectNear(const Vector& got, const Vector& want, double tol, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t j = 0; j < want.size(); ++j)
-    EXPECT_NEAR(got[j], want[j], tol) << what << "[" << j << "]";
-}
-
 // Runs the spec's tokens on the device and checks S_t (both slots) and y_t where given.
 struct Expected {
   Vector slots, y;
@@ -97,8 +93,9 @@ Trace checkSpecRun(Device& dev, const LatticeModel& model, const Sequence& rows,
   const size_t md = static_cast<size_t>(model.settings().m) * model.settings().d;
   for (size_t t = 0; t < want.size(); ++t) {
     const std::string at = what + " t=" + std::to_string(t + 1);
-    if (!want[t].slots.empty()) expectNear(row(trace, "slots", t, md), want[t].slots, kSpec, at);
-    if (!want[t].y.empty()) expectNear(y[t], want[t].y, kSpec, at + " y");
+    if (!want[t].slots.empty())
+      expectNear(row(trace, "slots", t, md), want[t].slots, kLatticeSpec, at);
+    if (!want[t].y.empty()) expectNear(y[t], want[t].y, kLatticeSpec, at + " y");
   }
   return trace;
 }
@@ -113,16 +110,16 @@ TEST(VulkanLattice, SpecVectorsL1ToL5) {
                            {{-0.215923, 0.493857, 0.842308, 0.734784, 0.535221, 0.416690},
                             {-0.842746, -0.288293, 0.004464}}},
                           "L1");
-  expectNear(row(l1, "error", 0, 3), {1, 0, -1}, kSpec, "L1 e1");
-  expectNear(row(l1, "error", 1, 3), {0.353553, -0.5, -0.646447}, kSpec, "L1 e2");
-  expectNear(row(l1, "error", 2, 3), {-1.751226, 0.647279, -0.271710}, kSpec, "L1 e3");
-  expectNear(row(l1, "write_strength", 0, 2), {-1, 0}, kSpec, "L1 α1");
-  expectNear(row(l1, "write_strength", 2, 2), {0.5, -1}, kSpec, "L1 α3");
-  expectNear(row(l1, "beta", 0, 2), {0.707107, 1}, kSpec, "L1 β1");
-  expectNear(row(l1, "beta", 1, 2), {0.917663, 0.938348}, kSpec, "L1 β2");
-  expectNear(row(l1, "beta", 2, 2), {0.762526, 0.506719}, kSpec, "L1 β3");
-  EXPECT_NEAR(row(l1, "slot_cosines", 1, 4)[1], 0.412076, kSpec);
-  EXPECT_NEAR(row(l1, "slot_cosines", 2, 4)[1], 0.456647, kSpec);
+  expectNear(row(l1, "error", 0, 3), {1, 0, -1}, kLatticeSpec, "L1 e1");
+  expectNear(row(l1, "error", 1, 3), {0.353553, -0.5, -0.646447}, kLatticeSpec, "L1 e2");
+  expectNear(row(l1, "error", 2, 3), {-1.751226, 0.647279, -0.271710}, kLatticeSpec, "L1 e3");
+  expectNear(row(l1, "write_strength", 0, 2), {-1, 0}, kLatticeSpec, "L1 α1");
+  expectNear(row(l1, "write_strength", 2, 2), {0.5, -1}, kLatticeSpec, "L1 α3");
+  expectNear(row(l1, "beta", 0, 2), {0.707107, 1}, kLatticeSpec, "L1 β1");
+  expectNear(row(l1, "beta", 1, 2), {0.917663, 0.938348}, kLatticeSpec, "L1 β2");
+  expectNear(row(l1, "beta", 2, 2), {0.762526, 0.506719}, kLatticeSpec, "L1 β3");
+  EXPECT_NEAR(row(l1, "slot_cosines", 1, 4)[1], 0.412076, kLatticeSpec);
+  EXPECT_NEAR(row(l1, "slot_cosines", 2, 4)[1], 0.456647, kLatticeSpec);
   for (double n : l1.get("slot_norms").data) EXPECT_NEAR(n, 1, 1e-6);  // ‖s_i‖ = 1
 
   // L2: DEC, unnormalised OSR.
@@ -133,9 +130,9 @@ TEST(VulkanLattice, SpecVectorsL1ToL5) {
        {{0.393951, 0.486355, 1.430572, 1.457204, 1.137802, 0.790539},
         {-1.260228, -0.894625, -0.075253}}},
       "L2");
-  EXPECT_NEAR(row(l2, "write_strength", 1, 2)[0], -0.353553, kSpec);
-  expectNear(row(l2, "error", 2, 3), {-1.900681, 0.754526, -0.206673}, kSpec, "L2 e3");
-  expectNear(row(l2, "slot_norms", 2, 2), {1.561498, 2.010718}, kSpec, "L2 norms");
+  EXPECT_NEAR(row(l2, "write_strength", 1, 2)[0], -0.353553, kLatticeSpec);
+  expectNear(row(l2, "error", 2, 3), {-1.900681, 0.754526, -0.206673}, kLatticeSpec, "L2 e3");
+  expectNear(row(l2, "slot_norms", 2, 2), {1.561498, 2.010718}, kLatticeSpec, "L2 norms");
 
   // L3: ENC, normalised (e ∈ R^m from the device).
   Trace l3 = checkSpecRun(
@@ -145,9 +142,9 @@ TEST(VulkanLattice, SpecVectorsL1ToL5) {
        {{0.250284, -0.760367, 0.599333, 0.472849, 0.859656, -0.193403},
         {-0.347708, -1.239840, 0.493070}}},
       "L3");
-  expectNear(row(l3, "error", 0, 2), {-1, 0}, kSpec, "L3 e1");
-  expectNear(row(l3, "error", 1, 2), {0.207107, 0.5}, kSpec, "L3 e2");
-  expectNear(row(l3, "error", 2, 2), {1.585026, -1.105573}, kSpec, "L3 e3");
+  expectNear(row(l3, "error", 0, 2), {-1, 0}, kLatticeSpec, "L3 e1");
+  expectNear(row(l3, "error", 1, 2), {0.207107, 0.5}, kLatticeSpec, "L3 e2");
+  expectNear(row(l3, "error", 2, 2), {1.585026, -1.105573}, kLatticeSpec, "L3 e3");
 
   // L4: SIM, normalised.
   checkSpecRun(
@@ -175,7 +172,7 @@ TEST(VulkanLattice, SpecVectorL6NonRedundancy) {
   Trace dec = checkSpecRun(dev, specModel(LatticeMode::Nosr, LatticeVariant::Dec, 2, 2),
                            {seed_models::packLatticeToken({{1, 0}, {2, 0}, {1, 0}, 1, 1})},
                            {{{1, 0, 0, 1}, {1, 0}}}, "L6 DEC");
-  expectNear(row(dec, "error", 0, 2), {-1, 0}, kSpec, "L6 e");
+  expectNear(row(dec, "error", 0, 2), {-1, 0}, kLatticeSpec, "L6 e");
   EXPECT_GT(dec.get("loss_before").data[0], 0);
   // SIM: slot 1 (parallel to v) stays, slot 2 turns to (0.707107, 0.707107).
   checkSpecRun(dev, specModel(LatticeMode::Nosr, LatticeVariant::Sim, 2, 2),
@@ -216,15 +213,6 @@ LatticeConfig randomConfig(LatticeMode mode, LatticeVariant variant, int heads, 
   return c;
 }
 
-// N(0, scale²) tokens.
-Sequence randomInput(int width, size_t T, uint64_t seed, double scale = 1) {
-  seed_models::Rng rng(seed);
-  Sequence rows(T, Vector(static_cast<size_t>(width)));
-  for (Vector& r : rows)
-    for (double& x : r) x = scale * rng.normal();
-  return rows;
-}
-
 TEST(VulkanLattice, EveryOrthogonalFormVariantAndBeta) {
   LSRL_VULKAN_DEVICE(dev);
   for (LatticeMode mode : {LatticeMode::Nosr, LatticeMode::Osr, LatticeMode::L1})
@@ -232,12 +220,12 @@ TEST(VulkanLattice, EveryOrthogonalFormVariantAndBeta) {
       const LatticeConfig c = randomConfig(mode, variant, 2, 5, 3);
       const std::string what =
           std::string(latticeModeName(mode)) + " " + latticeVariantName(variant);
-      expectParityWithCpu(dev, LatticeModel(c), randomInput(c.dIn, 37, 1), what);
+      expectParityWithCpu(dev, LatticeModel(c), seededRandomRows(c.dIn, 37, 1), what);
     }
   LatticeConfig closed = randomConfig(LatticeMode::Nosr, LatticeVariant::Dec, 1, 4, 6);  // m > d
   closed.options.beta = LatticeBeta::ClosedForm;
   closed.activation = "tanh";
-  expectParityWithCpu(dev, LatticeModel(closed), randomInput(closed.dIn, 29, 2),
+  expectParityWithCpu(dev, LatticeModel(closed), seededRandomRows(closed.dIn, 29, 2),
                       "nosr closed-form beta, m > d");
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
 }
@@ -253,7 +241,7 @@ TEST(VulkanLattice, ComparisonFormsChunksAndTheOutputGate) {
        {LatticeMode::OutputNormalised, LatticeMode::Delta, LatticeMode::LinearAttention,
         LatticeMode::Mamba2, LatticeMode::GatedDeltaNet}) {
     const LatticeConfig c = randomConfig(mode, LatticeVariant::Dec, 2, 5, 3);
-    expectParityWithCpu(dev, LatticeModel(c), randomInput(c.dIn, 37, 3, 0.5),
+    expectParityWithCpu(dev, LatticeModel(c), seededRandomRows(c.dIn, 37, 3, 0.5),
                         latticeModeName(mode));
   }
   // §1.7's chunked approximation: T not a multiple of the chunk.
@@ -262,7 +250,7 @@ TEST(VulkanLattice, ComparisonFormsChunksAndTheOutputGate) {
       LatticeConfig c = randomConfig(mode, variant, 2, 5, 3);
       c.chunk = 4;
       expectParityWithCpu(
-          dev, LatticeModel(c), randomInput(c.dIn, 37, 4, 0.5),
+          dev, LatticeModel(c), seededRandomRows(c.dIn, 37, 4, 0.5),
           std::string("chunk 4, ") + latticeModeName(mode) + " " + latticeVariantName(variant));
     }
   // The output gate and SiLU projections, three heads, a constant γ.
@@ -271,7 +259,7 @@ TEST(VulkanLattice, ComparisonFormsChunksAndTheOutputGate) {
   gated.activation = "silu";
   gated.gammaMode = "constant";
   gated.gamma = 0.7;
-  expectParityWithCpu(dev, LatticeModel(gated), randomInput(gated.dIn, 23, 5), "output gate");
+  expectParityWithCpu(dev, LatticeModel(gated), seededRandomRows(gated.dIn, 23, 5), "output gate");
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
 }
 
@@ -281,11 +269,11 @@ TEST(VulkanLattice, WideHeadsAndMoreSlotsOrDimensionsThanInvocations) {
   // the largest fp32 error of these tests (6.6e-6 on lavapipe, 8.8e-6 on an H100; it does
   // not grow with T).
   const LatticeConfig wide = randomConfig(LatticeMode::Nosr, LatticeVariant::Dec, 1, 33, 19);
-  expectParityWithCpu(dev, LatticeModel(wide), randomInput(wide.dIn, 29, 6), "d = 33, m = 19");
+  expectParityWithCpu(dev, LatticeModel(wide), seededRandomRows(wide.dIn, 29, 6), "d = 33, m = 19");
   // Over 256 dimensions or slots: invocations take several (the workgroup is capped).
   for (const auto& [d, m] : {std::pair{300, 3}, std::pair{2, 300}}) {
     const LatticeConfig c = randomConfig(LatticeMode::Nosr, LatticeVariant::Enc, 1, d, m);
-    expectParityWithCpu(dev, LatticeModel(c), randomInput(c.dIn, 9, 7),
+    expectParityWithCpu(dev, LatticeModel(c), seededRandomRows(c.dIn, 9, 7),
                         "d = " + std::to_string(d) + ", m = " + std::to_string(m));
   }
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
@@ -297,7 +285,7 @@ TEST(VulkanLattice, BatchMatchesTheCpuPerSequence) {
   const LatticeModel model(c);
   for (size_t B : {size_t(1), size_t(5)}) {
     std::vector<Sequence> batch;
-    for (size_t b = 0; b < B; ++b) batch.push_back(randomInput(c.dIn, 19, 10 + b));
+    for (size_t b = 0; b < B; ++b) batch.push_back(seededRandomRows(c.dIn, 19, 10 + b));
     const std::vector<Sequence> gpu = runLatticeOnDevice(dev, model, batch);
     ASSERT_EQ(gpu.size(), B);
     double worst = 0;
@@ -332,7 +320,7 @@ TEST(VulkanLattice, LongSequencesSpanSeveralDispatches) {
   constexpr size_t T = 3000;
   const LatticeConfig dec = randomConfig(LatticeMode::Nosr, LatticeVariant::Dec, 1, 40, 8);
   ASSERT_LT(3 * size_t(latticeStepsPerDispatch(dev.info(), dec, true)), T);
-  expectParityWithCpu(dev, LatticeModel(dec), randomInput(dec.dIn, T, 12), "T = 3000, d = 40");
+  expectParityWithCpu(dev, LatticeModel(dec), seededRandomRows(dec.dIn, T, 12), "T = 3000, d = 40");
   // Chunks cut by a dispatch's end, and chunks longer than a dispatch (a quarter-scale
   // input for those: 100 summed steps at half scale drift to 1.2e-5 of 1 + |cpu| in fp32,
   // the same on every split of T — the carried state is copied exactly).
@@ -340,17 +328,19 @@ TEST(VulkanLattice, LongSequencesSpanSeveralDispatches) {
     LatticeConfig c = randomConfig(LatticeMode::Nosr, LatticeVariant::Dec, 1, 40, 8);
     c.chunk = chunk;
     ASSERT_NE(latticeStepsPerDispatch(dev.info(), c, true) % uint32_t(chunk), 0u);
-    expectParityWithCpu(dev, LatticeModel(c), randomInput(c.dIn, T, 13, chunk > 10 ? 0.25 : 0.5),
+    expectParityWithCpu(dev, LatticeModel(c),
+                        seededRandomRows(c.dIn, T, 13, chunk > 10 ? 0.25 : 0.5),
                         "T = 3000, d = 40, chunk " + std::to_string(chunk));
   }
   const LatticeConfig wide = randomConfig(LatticeMode::Osr, LatticeVariant::Dec, 1, 300, 3);
   ASSERT_LT(3 * size_t(latticeStepsPerDispatch(dev.info(), wide, true)), 500u);
-  expectParityWithCpu(dev, LatticeModel(wide), randomInput(wide.dIn, 500, 14, 0.5),
+  expectParityWithCpu(dev, LatticeModel(wide), seededRandomRows(wide.dIn, 500, 14, 0.5),
                       "T = 500, d = 300");
   // The batched entry point (no trace), two sequences × two heads.
   const LatticeConfig two = randomConfig(LatticeMode::Nosr, LatticeVariant::Dec, 2, 40, 8);
   const LatticeModel model(two);
-  const std::vector<Sequence> batch{randomInput(two.dIn, T, 15), randomInput(two.dIn, T, 16)};
+  const std::vector<Sequence> batch{seededRandomRows(two.dIn, T, 15),
+                                    seededRandomRows(two.dIn, T, 16)};
   const std::vector<Sequence> gpu = runLatticeOnDevice(dev, model, batch);
   ASSERT_EQ(gpu.size(), batch.size());
   double worst = 0;

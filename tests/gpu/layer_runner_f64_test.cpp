@@ -17,6 +17,7 @@
 #include "core/executor/executor.h"
 #include "core/gpu/layer_runner.h"
 #include "core/gpu/scan_kernels.h"
+#include "gpu/float_parity.h"
 #include "gpu/paper_programs.h"
 #include "gpu/vulkan_test_util.h"
 
@@ -24,25 +25,7 @@ namespace lsrl::gpu {
 namespace {
 
 using float_batch::SeriesShape;
-
-constexpr double kTolerance = 1e-12;
-
-// Largest |gpu − reference| / (1 + |reference|); fails above `tolerance`.
-double expectClose(const std::vector<double>& gpu, const std::vector<double>& reference,
-                   const std::string& what, double tolerance = kTolerance) {
-  EXPECT_EQ(gpu.size(), reference.size()) << what;
-  double worst = 0;
-  for (size_t i = 0; i < std::min(gpu.size(), reference.size()); ++i) {
-    const double err = std::fabs(gpu[i] - reference[i]) / (1 + std::fabs(reference[i]));
-    if (!(err <= tolerance)) {
-      ADD_FAILURE() << what << ": value " << i << " gpu " << gpu[i] << " vs float64 "
-                    << reference[i] << " (relative " << err << ")";
-      return err;
-    }
-    worst = std::max(worst, err);
-  }
-  return worst;
-}
+using testing_vulkan::expectFp64Parity;
 
 // [B][T][width] outputs of the float64 executor over [B][T][inputWidth] tokens.
 std::vector<double> executorOutputs(const Graph& path, const SeriesShape& shape,
@@ -74,15 +57,15 @@ TEST(VulkanLayerRunnerF64, MatchesTheFloat64ExecutorOnEveryLayerKind) {
     const std::vector<double> tokens(floats.begin(), floats.end());
     const std::vector<double> reference = executorOutputs(path, shape, tokens);
     const std::string at = "B=" + std::to_string(shape.batch) + " T=" + std::to_string(shape.steps);
-    const double worst = expectClose(runner.run(shape, tokens), reference, at);
+    const double worst = expectFp64Parity(runner.run(shape, tokens), reference, at);
     // Tiles of one sequence, the sequential scan, per-layer outputs: the same.
     LayerRunOptions small;
     small.tileBytes = static_cast<size_t>(shape.steps) * 8 * sizeof(double);
     small.scan.path = ScanPath::Sequential;
     LayerRunTiming tiled;
     std::vector<std::vector<double>> layers;
-    const double sequential =
-        expectClose(runner.run(shape, tokens, small, &tiled, &layers), reference, at + " tiled");
+    const double sequential = expectFp64Parity(runner.run(shape, tokens, small, &tiled, &layers),
+                                               reference, at + " tiled");
     EXPECT_EQ(tiled.tiles, shape.batch);
     ASSERT_EQ(layers.size(), p.layers.size());
     EXPECT_EQ(layers.back(), runner.run(shape, tokens, small));
@@ -132,11 +115,11 @@ TEST(VulkanLayerRunnerF64, PaperProgramsMatchTheFloat64Executor) {
     const SeriesShape shape{static_cast<int>(c.inputs.size()), steps, p.inputWidth};
     const std::vector<double> reference = executorOutputs(path, shape, tokens);
     const std::vector<double> gpu = LayerRunner64(dev, p).run(shape, tokens);
-    const double worst = expectClose(gpu, reference, c.name);
+    const double worst = expectFp64Parity(gpu, reference, c.name);
     LayerRunOptions sequential;
     sequential.scan.path = ScanPath::Sequential;
     const double worstSequential =
-        expectClose(LayerRunner64(dev, p).run(shape, tokens, sequential), reference, c.name);
+        expectFp64Parity(LayerRunner64(dev, p).run(shape, tokens, sequential), reference, c.name);
     // fp32 on the same device, for the wrong-answer counts side by side.
     const std::vector<float> tokens32(tokens.begin(), tokens.end());
     const std::vector<float> fp32 =

@@ -19,6 +19,7 @@
 
 #include "common/expect_error.h"
 #include "common/looped_spec_model.h"
+#include "common/vector_compare.h"
 #include "gpu/trace_parity.h"
 #include "gpu/vulkan_test_util.h"
 
@@ -33,14 +34,14 @@ using seed_models::Sequence;
 using seed_models::Trace;
 using seed_models::Vector;
 using testing_common::expectError;
+using testing_common::expectNear;
+using testing_vulkan::expectNoValidationErrors;
 using testing_vulkan::expectTracesAgree;
+using testing_vulkan::kParity;
+using testing_vulkan::seededRandomRows;
 
-constexpr double kSpec = 1e-6;
-constexpr double kParity = 1e-5;
-
-void expectNoValidationErrors(Device& dev) {
-  EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
-}
+// The spec's values (given to 8 decimals) within 1e-6.
+constexpr double kLoopedSpec = 1e-6;
 
 void expectRowsAgree(const Sequence& gpu, const Sequence& cpu, const std::string& what,
                      double tolerance = kParity) {
@@ -75,13 +76,6 @@ using seed_models::spec61::kE;
 using seed_models::spec61::slice;
 using seed_models::spec61::weights;
 
-void expectNear(const std::vector<double>& got, const std::vector<double>& want,
-                const std::string& what, double tol = kSpec) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i)
-    EXPECT_NEAR(got[i], want[i], tol) << what << "[" << i << "]";
-}
-
 TEST(VulkanLooped, Section61EveryLoop) {
   LSRL_VULKAN_DEVICE(dev);
   const LoopedModel m(config(), weights());
@@ -99,29 +93,32 @@ TEST(VulkanLooped, Section61EveryLoop) {
                                          mlpOut = {
                                              {1.51003893, -0.05003123, 2.19024674, -2.09024674},
                                              {1.62465608, -0.33212731, 2.10272098, -2.00272098}};
-  expectNear(slice(P, 0), {0.44917876, 0.55082124, 0.27721372, 0.72278628}, "P(0)");
-  expectNear(slice(P, 1), {0.42833212, 0.57166788, 0.31821753, 0.68178247}, "P(1)");
+  expectNear(slice(P, 0), {0.44917876, 0.55082124, 0.27721372, 0.72278628}, kLoopedSpec, "P(0)");
+  expectNear(slice(P, 1), {0.42833212, 0.57166788, 0.31821753, 0.68178247}, kLoopedSpec, "P(1)");
   for (size_t loop = 0; loop < 2; ++loop) {
     std::vector<double> wantAttn, wantMlp;
     for (size_t i = 0; i < 4; ++i) {
       wantAttn.push_back(gamma1[loop][i % 2] * mha[loop][i]);
       wantMlp.push_back(gamma2[loop][i % 2] * mlpOut[loop][i]);
     }
-    expectNear(slice(attn, loop), wantAttn, "γ_1 ⊙ MHA(" + std::to_string(loop) + ")");
-    expectNear(slice(mlp, loop), wantMlp, "γ_2 ⊙ MLP(" + std::to_string(loop) + ")");
+    expectNear(slice(attn, loop), wantAttn, kLoopedSpec, "γ_1 ⊙ MHA(" + std::to_string(loop) + ")");
+    expectNear(slice(mlp, loop), wantMlp, kLoopedSpec, "γ_2 ⊙ MLP(" + std::to_string(loop) + ")");
   }
-  expectNear(slice(mid, 0), {1.21849178, 0.39192812, 0.51003943, -0.48571288}, "X'(0)");
-  expectNear(slice(mid, 1), {2.66708311, 0.59784370, 2.26341595, -1.22057211}, "X'(1)");
-  expectNear(slice(hidden, 0), flat(kE), "X^(0)");
-  expectNear(slice(hidden, 1), {2.11401118, 0.36713544, 1.80895194, -1.52152245}, "X^(1)");
+  expectNear(slice(mid, 0), {1.21849178, 0.39192812, 0.51003943, -0.48571288}, kLoopedSpec,
+             "X'(0)");
+  expectNear(slice(mid, 1), {2.66708311, 0.59784370, 2.26341595, -1.22057211}, kLoopedSpec,
+             "X'(1)");
+  expectNear(slice(hidden, 0), flat(kE), kLoopedSpec, "X^(0)");
+  expectNear(slice(hidden, 1), {2.11401118, 0.36713544, 1.80895194, -1.52152245}, kLoopedSpec,
+             "X^(1)");
   const std::vector<double> x2 = {3.63985781, 0.43959496, 3.52243550, -2.17480881};
-  expectNear(slice(hidden, 2), x2, "X^(2)");
-  expectNear(flat(y), x2, "output (identity read-out)");
-  expectNear(trace.get("step_norm").data, {1.83334399, 2.38668542}, "step norms");
+  expectNear(slice(hidden, 2), x2, kLoopedSpec, "X^(2)");
+  expectNear(flat(y), x2, kLoopedSpec, "output (identity read-out)");
+  expectNear(trace.get("step_norm").data, {1.83334399, 2.38668542}, kLoopedSpec, "step norms");
   expectNear(slice(trace.get("alpha"), 0), {1.04874988, 0.95570596, 1.04652196, 1.04429404},
-             "α(0)");
+             kLoopedSpec, "α(0)");
   expectNear(slice(trace.get("gamma"), 1), {0.62228719, 0.57522742, 0.59875731, 0.47647012},
-             "γ(1)");
+             kLoopedSpec, "γ(1)");
   expectNoValidationErrors(dev);
 }
 
@@ -132,26 +129,26 @@ TEST(VulkanLooped, Section61Variants) {
   };
   LoopedConfig c = config();
   c.causal = true;
-  expectNear(final(c), {4.88465498, -0.96860694, 3.47449023, -2.11640607}, "causal");
+  expectNear(final(c), {4.88465498, -0.96860694, 3.47449023, -2.11640607}, kLoopedSpec, "causal");
   c = config();
   c.inject = true;
-  expectNear(final(c), {5.62412653, 0.17414384, 4.33613455, -4.08197084}, "inject");
+  expectNear(final(c), {5.62412653, 0.17414384, 4.33613455, -4.08197084}, kLoopedSpec, "inject");
   c = config();
   c.activation = LoopedActivation::GELU;
-  expectNear(final(c), {3.31822584, 0.46247545, 3.35449395, -2.26956677}, "gelu");
+  expectNear(final(c), {3.31822584, 0.46247545, 3.35449395, -2.26956677}, kLoopedSpec, "gelu");
   c = config();
   c.rmsEps = 1e-6;
-  expectNear(final(c), {3.63985694, 0.43959407, 3.52243297, -2.17480720}, "rms_eps");
+  expectNear(final(c), {3.63985694, 0.43959407, 3.52243297, -2.17480720}, kLoopedSpec, "rms_eps");
   expectNear(final(config(), weights(std::vector<double>(16, 0.0), std::vector<double>(8, 0.0))),
-             flat(kE), "γ = 0");
+             flat(kE), kLoopedSpec, "γ = 0");
   Trace trace;
   runLoopedOnDevice(
       dev, LoopedModel(config(), weights(std::vector<double>(16, 0.0), {1, 1, 1, 1, 0, 0, 0, 0})),
       kE, &trace);
   expectNear(slice(trace.get("hidden"), 1), {2.44112085, 1.22092114, 2.24494452, -1.49086557},
-             "α = γ = 1, X^(1)");
+             kLoopedSpec, "α = γ = 1, X^(1)");
   expectNear(slice(trace.get("hidden"), 2), {4.84827960, 1.52342109, 4.96312481, -2.90708638},
-             "α = γ = 1, X^(2)");
+             kLoopedSpec, "α = γ = 1, X^(2)");
   // The same plain block through the "plain" mode (no timestep weights at all).
   c = config();
   c.timestep = seed_models::LoopedTimestep::Plain;
@@ -159,7 +156,8 @@ TEST(VulkanLooped, Section61Variants) {
   for (const Tensor& x : weights())
     if (x.name.rfind("timestep.", 0) != 0 && x.name.rfind("modulation.", 0) != 0)
       plain.push_back(x);
-  expectNear(final(c, plain), {4.84827960, 1.52342109, 4.96312481, -2.90708638}, "plain");
+  expectNear(final(c, plain), {4.84827960, 1.52342109, 4.96312481, -2.90708638}, kLoopedSpec,
+             "plain");
   expectNoValidationErrors(dev);
 }
 
@@ -214,7 +212,7 @@ TEST(VulkanLooped, Section62SoftmaxApproachesHardmax) {
     for (size_t loop = 0; loop < 3; ++loop)
       for (size_t n = 0; n < 3; ++n)  // fp32 resolves 3.8e-6 near 57 (see the header)
         EXPECT_NEAR(hidden.data[((loop + 1) * 3 + n) * 5 + 4], want[loop],
-                    std::max(kSpec, kParity * (1 + want[loop])))
+                    std::max(kLoopedSpec, kParity * (1 + want[loop])))
             << "λ = " << lambda << ", loop " << loop + 1 << ", token " << n;
   }
   expectNoValidationErrors(dev);
@@ -229,14 +227,6 @@ TEST(VulkanLooped, ParityOnEveryTask) {
                                                 task == model.tasks()[0]));
   EXPECT_LE(worst, kParity);
   expectNoValidationErrors(dev);
-}
-
-Sequence randomRows(uint64_t seed, size_t N, int d) {
-  seed_models::Rng rng(seed);
-  Sequence x(N, Vector(static_cast<size_t>(d)));
-  for (Vector& r : x)
-    for (double& v : r) v = rng.normal();
-  return x;
 }
 
 // Odd sizes, every mode and option.
@@ -311,7 +301,7 @@ TEST(VulkanLooped, ParityOnRandomConfigs) {
   for (const auto& [name, config] : randomConfigs()) {
     const LoopedModel model(config);
     for (const size_t N : {1, 7})
-      expectParityWithCpu(dev, model, randomRows(N + 100, N, config.d),
+      expectParityWithCpu(dev, model, seededRandomRows(config.d, N, N + 100),
                           name + ", N=" + std::to_string(N));
   }
   expectNoValidationErrors(dev);
@@ -323,14 +313,14 @@ TEST(VulkanLooped, LongSequenceAndWideHead) {
   LoopedConfig c;
   c.causal = true;
   c.loops = 3;
-  expectParityWithCpu(dev, LoopedModel(c), randomRows(3, 67, c.d), "causal, N=67");
+  expectParityWithCpu(dev, LoopedModel(c), seededRandomRows(c.d, 67, 3), "causal, N=67");
   c.causal = false;
   c.d = 70;
   c.heads = 1;
   c.headDim = 70;
   c.dFf = 20;
   c.dOut = 2;
-  expectParityWithCpu(dev, LoopedModel(c), randomRows(4, 66, c.d), "1 head of 70, N=66");
+  expectParityWithCpu(dev, LoopedModel(c), seededRandomRows(c.d, 66, 4), "1 head of 70, N=66");
   expectNoValidationErrors(dev);
 }
 
@@ -339,7 +329,7 @@ TEST(VulkanLooped, BatchedMatchesCpu) {
   for (const auto& [name, config] : randomConfigs()) {
     const LoopedModel model(config);
     std::vector<Sequence> batch;
-    for (uint64_t b = 0; b < 5; ++b) batch.push_back(randomRows(200 + b, 9, config.d));
+    for (uint64_t b = 0; b < 5; ++b) batch.push_back(seededRandomRows(config.d, 9, 200 + b));
     const std::vector<Sequence> ys = runLoopedOnDevice(dev, model, batch);
     ASSERT_EQ(ys.size(), batch.size());
     for (size_t b = 0; b < batch.size(); ++b)
@@ -367,7 +357,7 @@ TEST(VulkanLooped, NanPropagatesAsOnCpu) {
     LoopedConfig c;
     c.causal = causal;
     const LoopedModel model(c);
-    Sequence x = randomRows(5, 6, c.d);
+    Sequence x = seededRandomRows(c.d, 6, 5);
     x[3][7] = std::nan("");
     Trace cpu, gpu;
     model.run(x, &cpu);
@@ -399,7 +389,7 @@ TEST(VulkanLooped, DISABLED_SpecSizeAndBatchTiming) {
   c.dFreq = 256;
   c.loops = 32;
   const LoopedModel model(c);
-  const Sequence x = randomRows(9, 128, c.d);
+  const Sequence x = seededRandomRows(c.d, 128, 9);
   Trace cpu, gpu;
   const Sequence want = model.run(x, &cpu);
   runLoopedOnDevice(dev, model, x, &gpu);
@@ -426,7 +416,7 @@ TEST(VulkanLooped, DISABLED_SpecSizeAndBatchTiming) {
 TEST(VulkanLooped, Errors) {
   LSRL_VULKAN_DEVICE(dev);
   const LoopedModel model;  // d = 32
-  const Sequence good = randomRows(1, 4, 32);
+  const Sequence good = seededRandomRows(32, 4, 1);
   Sequence bad = good;
   bad[2].pop_back();
   expectError([&] { runLoopedOnDevice(dev, model, bad); }, "looped on Vulkan",
@@ -438,7 +428,7 @@ TEST(VulkanLooped, Errors) {
       "looped on Vulkan: sequence 1", "token 2 has 31 features, expected 32");
   expectError(
       [&] {
-        runLoopedOnDevice(dev, model, std::vector<Sequence>{good, randomRows(2, 5, 32)});
+        runLoopedOnDevice(dev, model, std::vector<Sequence>{good, seededRandomRows(32, 5, 2)});
       },
       "looped on Vulkan: sequence 1", "5 tokens, sequence 0 has 4");
   expectNoValidationErrors(dev);

@@ -21,6 +21,7 @@
 #include "common/expect_error.h"
 #include "core/seed_models/mingru.h"
 #include "core/seed_models/minlstm.h"
+#include "gpu/scan_cases.h"
 #include "gpu/trace_parity.h"
 #include "gpu/vulkan_test_util.h"
 
@@ -36,23 +37,14 @@ using seed_models::MinRnnVariant;
 using seed_models::Sequence;
 using seed_models::Trace;
 using testing_common::expectError;
+using testing_vulkan::expectClose;
 using testing_vulkan::expectTracesAgree;
+using testing_vulkan::kParity;
+using testing_vulkan::randomRows;
+using testing_vulkan::seedModelScanOptions;
 
-constexpr double kParity = 1e-5;
-constexpr double kSpec = 1e-6;
-
-// max over i of |got − want| / (1 + |want|), failing past `tol`.
-double expectClose(const std::vector<double>& got, const std::vector<double>& want,
-                   const std::string& what, double tol = kParity) {
-  EXPECT_EQ(got.size(), want.size()) << what;
-  double worst = 0;
-  for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
-    const double err = std::abs(got[i] - want[i]) / (1 + std::abs(want[i]));
-    EXPECT_LE(err, tol) << what << " entry " << i << ": " << got[i] << " vs " << want[i];
-    worst = std::max(worst, err);
-  }
-  return worst;
-}
+// The spec's vectors are rounded to 6 decimals.
+constexpr double kMinRnnSpec = 1e-6;
 
 // Outputs of a batch against the CPU reference run on each sequence alone.
 double expectBatchMatches(const std::vector<Sequence>& got, const MinRnnModel& model,
@@ -70,18 +62,6 @@ double expectBatchMatches(const std::vector<Sequence>& got, const MinRnnModel& m
       }
   }
   return worst;
-}
-
-// The scan paths the cell is run with: the default, every path with chunks short enough
-// that T spans several of them and ends inside one.
-std::vector<std::pair<std::string, ScanOptions>> scanOptions(const Device& dev) {
-  std::vector<std::pair<std::string, ScanOptions>> out = {
-      {"auto", {}},
-      {"shared4x2", {.path = ScanPath::Shared, .sharedWidth = 4, .stepsPerLane = 2}},
-      {"sequential", {.path = ScanPath::Sequential}}};
-  if (dev.info().subgroupArithmetic)
-    out.push_back({"subgroup1", {.path = ScanPath::Subgroup, .stepsPerLane = 1}});
-  return out;
 }
 
 // §6.3's shared inputs: d_h = 2, T = 3, h_0 = (0, 1), the candidates' pre-activations.
@@ -148,15 +128,15 @@ TEST(VulkanMinRnn, SpecVectorsM1ToM3ThroughTheCell) {
     in.pre = c.gatePre;
     in.pre.push_back(kHPre);
     in.h0 = seed_models::minRnnInitialState(kRawH0, c.variant);  // M2, M3-log: g(h_0) = (0.5, 1.5)
-    for (const auto& [path, options] : scanOptions(dev)) {
+    for (const auto& [path, options] : seedModelScanOptions(dev)) {
       const std::string what = c.name + " " + path;
       const MinRnnCellResult r =
           runMinRnnCellOnDevice(dev, c.cell, c.variant, 2, {in}, true, options)[0];
-      expectClose(r.hidden, c.hidden, what + " h", kSpec);
-      expectClose(r.candidate, c.candidate, what + " h_tilde", kSpec);
+      expectClose(r.hidden, c.hidden, what + " h", kMinRnnSpec);
+      expectClose(r.candidate, c.candidate, what + " h_tilde", kMinRnnSpec);
       ASSERT_EQ(r.gates.size(), c.gates.size()) << what;
       for (size_t g = 0; g < c.gates.size(); ++g)
-        expectClose(r.gates[g], c.gates[g], what + " gate " + std::to_string(g), kSpec);
+        expectClose(r.gates[g], c.gates[g], what + " gate " + std::to_string(g), kMinRnnSpec);
     }
   }
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
@@ -191,15 +171,16 @@ TEST(VulkanMinRnn, SpecVectorM4ThroughTheModel) {
   const MinGruModel model = m4Model();
   const Sequence x = {{1, 0, 0}, {0, 1, 0}, {1, 1, 0}};
   const std::vector<double> hidden = {1.827646, -0.377541, 1.470587, 0.629522, 1.985294, 0.114841};
-  for (const auto& [path, options] : scanOptions(dev)) {
+  for (const auto& [path, options] : seedModelScanOptions(dev)) {
     Trace trace;
     const Sequence y = runMinRnnOnDevice(dev, model, x, &trace, options);
-    expectClose(trace.get("z_pre").data, {1, -0.5, -1, 1, 0, 1.5}, "M4 z_pre " + path, kSpec);
+    expectClose(trace.get("z_pre").data, {1, -0.5, -1, 1, 0, 1.5}, "M4 z_pre " + path, kMinRnnSpec);
     expectClose(trace.get("z").data, {0.731059, 0.377541, 0.268941, 0.731059, 0.5, 0.817574},
-                "M4 z " + path, kSpec);
-    expectClose(trace.get("h_tilde").data, {2.5, -1, 0.5, 1, 2.5, 0}, "M4 h_tilde " + path, kSpec);
-    expectClose(trace.get("hidden").data, hidden, "M4 hidden " + path, kSpec);
-    expectClose(trace.get("output").data, hidden, "M4 output " + path, kSpec);
+                "M4 z " + path, kMinRnnSpec);
+    expectClose(trace.get("h_tilde").data, {2.5, -1, 0.5, 1, 2.5, 0}, "M4 h_tilde " + path,
+                kMinRnnSpec);
+    expectClose(trace.get("hidden").data, hidden, "M4 hidden " + path, kMinRnnSpec);
+    expectClose(trace.get("output").data, hidden, "M4 output " + path, kMinRnnSpec);
     ASSERT_EQ(y.size(), 3u);
   }
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
@@ -235,15 +216,6 @@ TEST(VulkanMinRnn, DefaultTasksTraceMatchesCpuInEveryMode) {
   holdToy(MinLstmModel::hold());
   std::printf("min_rnn default tasks: max relative trace difference %.3g\n", worst);
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
-}
-
-// Rows of `width` random reals (not one-hot: every embedding column takes part).
-Sequence randomRows(std::mt19937& rng, size_t steps, int width) {
-  std::normal_distribution<double> normal;
-  Sequence rows(steps, seed_models::Vector(static_cast<size_t>(width)));
-  for (auto& row : rows)
-    for (double& v : row) v = normal(rng);
-  return rows;
 }
 
 TEST(VulkanMinRnn, RandomConfigsMatchCpu) {
@@ -287,7 +259,7 @@ TEST(VulkanMinRnn, RandomConfigsMatchCpu) {
       // A batch of three on each scan path: each sequence as the CPU runs it alone.
       const std::vector<Sequence> batch = {x, randomRows(rng, T, model->inputWidth()),
                                            randomRows(rng, T, model->inputWidth())};
-      for (const auto& [path, options] : scanOptions(dev))
+      for (const auto& [path, options] : seedModelScanOptions(dev))
         worst = std::max(worst, expectBatchMatches(runMinRnnOnDevice(dev, minRnn, batch, options),
                                                    minRnn, batch, what + " B=3 " + path));
     }
@@ -314,7 +286,7 @@ TEST(VulkanMinRnn, CellMatchesRecurrenceOnRandomInputs) {
           for (int u = 0; u < width; ++u) in.h0.push_back(std::abs(normal(rng)) + 0.1);
         }
         if (cell == MinRnnCell::Lstm) ins[0].pre[0][0] = ins[0].pre[1][0] = -120;
-        for (const auto& [path, options] : scanOptions(dev)) {
+        for (const auto& [path, options] : seedModelScanOptions(dev)) {
           const auto got = runMinRnnCellOnDevice(dev, cell, variant, width, ins, false, options);
           for (size_t b = 0; b < ins.size(); ++b) {
             const seed_models::MinRnnGates g =

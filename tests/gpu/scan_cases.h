@@ -1,9 +1,11 @@
 // The diagonal-scan cases the Vulkan scan tests share (fp32 in scan_test.cpp, fp64 in
 // scan_f64_test.cpp): every path this device can run under both schedules, and random
-// shapes (T = 1, T not a multiple of the chunk, B = 1, odd C, T = 4096, |a| above 1).
+// shapes (T = 1, T not a multiple of the chunk, B = 1, odd C, T = 4096, |a| above 1); and
+// the scan paths the seed models' scan operators (GateLoop, minGRU/minLSTM) are run with.
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/float_batch/layouts.h"
@@ -70,6 +72,20 @@ inline const std::vector<DiagCase>& diagCases() {
 inline float_batch::TransitionStrides stridesOf(const DiagCase& c) {
   if (c.constantA) return {0, 0};
   return {(long long)c.shape.steps * c.shape.channels, c.shape.channels};
+}
+
+// The scan paths a seed model's scan operator is run with: the default, every path with
+// chunks short enough that T spans several of them and ends inside one.
+inline std::vector<std::pair<std::string, gpu::ScanOptions>> seedModelScanOptions(
+    const gpu::Device& dev) {
+  using gpu::ScanPath;
+  std::vector<std::pair<std::string, gpu::ScanOptions>> out = {
+      {"auto", {}},
+      {"shared4x2", {.path = ScanPath::Shared, .sharedWidth = 4, .stepsPerLane = 2}},
+      {"sequential", {.path = ScanPath::Sequential}}};
+  if (dev.info().subgroupArithmetic)
+    out.push_back({"subgroup1", {.path = ScanPath::Subgroup, .stepsPerLane = 1}});
+  return out;
 }
 
 }  // namespace lsrl::testing_vulkan

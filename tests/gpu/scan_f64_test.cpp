@@ -14,6 +14,7 @@
 #include "core/float_batch/scan.h"
 #include "core/gpu/scan_kernels.h"
 #include "core/util/cancelling_sum.h"
+#include "gpu/float_parity.h"
 #include "gpu/scan_cases.h"
 #include "gpu/vulkan_test_util.h"
 
@@ -22,38 +23,23 @@ namespace {
 
 using float_batch::SeriesShape;
 using float_batch::TransitionStrides;
-using V = std::vector<double>;
+using testing_vulkan::expectFp64Parity;
+using V64 = std::vector<double>;
 
-constexpr double kTolerance = 1e-12;
-
-V uniform(std::mt19937& rng, size_t n, double lo, double hi) {
+// `count` doubles uniform in [lo, hi).
+V64 randomDoubles(std::mt19937& rng, size_t count, double lo, double hi) {
   std::uniform_real_distribution<double> d(lo, hi);
-  V v(n);
+  V64 v(count);
   for (double& x : v) x = d(rng);
   return v;
 }
 
-// The largest |gpu − cpu| / (1 + |cpu|), failing above the tolerance.
-double expectClose(const V& gpu, const V& cpu, const std::string& what) {
-  EXPECT_EQ(gpu.size(), cpu.size()) << what;
-  double worst = 0;
-  for (size_t i = 0; i < std::min(gpu.size(), cpu.size()); ++i) {
-    const double err = std::fabs(gpu[i] - cpu[i]) / (1 + std::fabs(cpu[i]));
-    if (!(err <= kTolerance)) {
-      ADD_FAILURE() << what << ": element " << i << " gpu " << gpu[i] << " cpu " << cpu[i];
-      return err;
-    }
-    worst = std::max(worst, err);
-  }
-  return worst;
-}
-
 // h_t = a_t ⊙ h_{t−1} + b_t in float64, one step at a time (complex: interleaved pairs).
-V diagScanLoop(const SeriesShape& s, const V& a, TransitionStrides st, const V& b, const V& h0,
-               bool complex) {
+V64 diagScanLoop(const SeriesShape& s, const V64& a, TransitionStrides st, const V64& b,
+                 const V64& h0, bool complex) {
   using C = std::complex<double>;
   const size_t per = complex ? 2 : 1, channels = size_t(s.channels);
-  V h(b.size());
+  V64 h(b.size());
   for (size_t bi = 0; bi < size_t(s.batch); ++bi)
     for (size_t c = 0; c < channels; ++c) {
       C state = 0;
@@ -72,8 +58,8 @@ V diagScanLoop(const SeriesShape& s, const V& a, TransitionStrides st, const V& 
 }
 
 // A transition of modulus within [lo, hi] (complex: a random phase), `slots` of them.
-V transition(std::mt19937& rng, size_t slots, double lo, double hi, bool complex) {
-  V a = uniform(rng, slots * (complex ? 2 : 1), lo, hi);
+V64 transition(std::mt19937& rng, size_t slots, double lo, double hi, bool complex) {
+  V64 a = randomDoubles(rng, slots * (complex ? 2 : 1), lo, hi);
   if (complex)
     for (size_t i = 0; i < slots; ++i) {
       const double r = std::abs(a[2 * i]), phase = a[2 * i + 1] * 3.141592653589793;
@@ -82,7 +68,7 @@ V transition(std::mt19937& rng, size_t slots, double lo, double hi, bool complex
   return a;
 }
 
-void checkDiagScan(Device& dev, bool complex) {
+void checkDiagScanF64(Device& dev, bool complex) {
   ScanKernels scans(dev, Real::F64);
   std::mt19937 rng(complex ? 21 : 20);
   double worst = 0;
@@ -92,15 +78,16 @@ void checkDiagScan(Device& dev, bool complex) {
       const size_t per = complex ? 2 : 1;
       const TransitionStrides strides = testing_vulkan::stridesOf(c);
       const size_t aSlots = float_batch::scan_checks::transitionSlots("test", s, strides);
-      const V a = transition(rng, aSlots, c.aLo, c.aHi, complex);
-      const V b = uniform(rng, size_t(s.batch) * s.steps * s.channels * per, -1, 1);
-      const V h0 = c.withH0 ? uniform(rng, size_t(s.batch) * s.channels * per, -2, 2) : V{};
+      const V64 a = transition(rng, aSlots, c.aLo, c.aHi, complex);
+      const V64 b = randomDoubles(rng, size_t(s.batch) * s.steps * s.channels * per, -1, 1);
+      const V64 h0 =
+          c.withH0 ? randomDoubles(rng, size_t(s.batch) * s.channels * per, -2, 2) : V64{};
       const std::string what = path.name + " B=" + std::to_string(s.batch) +
                                " T=" + std::to_string(s.steps) + " C=" + std::to_string(s.channels);
-      const V cpu = diagScanLoop(s, a, strides, b, h0, complex);
-      const V gpu = complex ? scans.complexDiagScan(s, a, strides, b, h0, path.options)
-                            : scans.diagScan(s, a, strides, b, h0, path.options);
-      worst = std::max(worst, expectClose(gpu, cpu, what));
+      const V64 cpu = diagScanLoop(s, a, strides, b, h0, complex);
+      const V64 gpu = complex ? scans.complexDiagScan(s, a, strides, b, h0, path.options)
+                              : scans.diagScan(s, a, strides, b, h0, path.options);
+      worst = std::max(worst, expectFp64Parity(gpu, cpu, what));
     }
   }
   std::printf("%s diag scan fp64 vs float64 loop: max rel %.2e over every path and shape\n",
@@ -111,13 +98,13 @@ void checkDiagScan(Device& dev, bool complex) {
 TEST(VulkanScanF64, DiagScanMatchesAFloat64LoopOnEveryPath) {
   LSRL_VULKAN_DEVICE(dev);
   if (!dev.info().shaderFloat64) GTEST_SKIP() << dev.info().name << " has no shaderFloat64";
-  checkDiagScan(dev, false);
+  checkDiagScanF64(dev, false);
 }
 
 TEST(VulkanScanF64, ComplexDiagScanMatchesAFloat64LoopOnEveryPath) {
   LSRL_VULKAN_DEVICE(dev);
   if (!dev.info().shaderFloat64) GTEST_SKIP() << dev.info().name << " has no shaderFloat64";
-  checkDiagScan(dev, true);
+  checkDiagScanF64(dev, true);
 }
 
 // Series several dispatches long (kernel_support.h's stepsPerDispatch): the chained
@@ -139,14 +126,14 @@ TEST(VulkanScanF64, LongSeriesContinueAcrossDispatches) {
       const std::string what = std::string(scanPathName(o.path)) + " T=" + std::to_string(s.steps);
       const size_t n = size_t(s.batch) * s.steps * s.channels;
       const TransitionStrides full{(long long)s.steps * s.channels, s.channels};
-      const V a = uniform(rng, n, 0.9, 1.0), b = uniform(rng, n, -1, 1);
-      const V h0 = uniform(rng, size_t(s.batch) * s.channels, -1, 1);
-      const double real = expectClose(scans.diagScan(s, a, full, b, h0, o),
-                                      diagScanLoop(s, a, full, b, h0, false), what);
-      const V ca = transition(rng, n, 0.5, 0.99, true), cb = uniform(rng, 2 * n, -1, 1);
+      const V64 a = randomDoubles(rng, n, 0.9, 1.0), b = randomDoubles(rng, n, -1, 1);
+      const V64 h0 = randomDoubles(rng, size_t(s.batch) * s.channels, -1, 1);
+      const double real = expectFp64Parity(scans.diagScan(s, a, full, b, h0, o),
+                                           diagScanLoop(s, a, full, b, h0, false), what);
+      const V64 ca = transition(rng, n, 0.5, 0.99, true), cb = randomDoubles(rng, 2 * n, -1, 1);
       const double complex =
-          expectClose(scans.complexDiagScan(s, ca, full, cb, {}, o),
-                      diagScanLoop(s, ca, full, cb, {}, true), what + " complex");
+          expectFp64Parity(scans.complexDiagScan(s, ca, full, cb, {}, o),
+                           diagScanLoop(s, ca, full, cb, {}, true), what + " complex");
       std::printf("%s: fp64 vs float64 loop max rel %.2e real, %.2e complex\n", what.c_str(), real,
                   complex);
     }
@@ -165,15 +152,16 @@ TEST(VulkanScanF64, BlockScanAndGeneralRecurrenceMatchFloat64Loops) {
   std::mt19937 rng(24);
   {
     const SeriesShape s{2, 40000, 6};
-    V blocks(size_t(s.channels) * 2);
+    V64 blocks(size_t(s.channels) * 2);
     for (int k = 0; k < s.channels / 2; ++k) {
-      const double angle = uniform(rng, 1, -3.14, 3.14)[0], r = uniform(rng, 1, 0.5, 1.0)[0];
+      const double angle = randomDoubles(rng, 1, -3.14, 3.14)[0],
+                   r = randomDoubles(rng, 1, 0.5, 1.0)[0];
       blocks[4 * k] = blocks[4 * k + 3] = r * std::cos(angle);
       blocks[4 * k + 1] = -r * std::sin(angle), blocks[4 * k + 2] = r * std::sin(angle);
     }
-    const V b = uniform(rng, size_t(s.batch) * s.steps * s.channels, -1, 1);
-    const V h0 = uniform(rng, size_t(s.batch) * s.channels, -1, 1);
-    V cpu(b.size());
+    const V64 b = randomDoubles(rng, size_t(s.batch) * s.steps * s.channels, -1, 1);
+    const V64 h0 = randomDoubles(rng, size_t(s.batch) * s.channels, -1, 1);
+    V64 cpu(b.size());
     for (size_t bi = 0; bi < 2; ++bi)
       for (size_t k = 0; k < 3; ++k) {
         double x = h0[bi * 6 + 2 * k], y = h0[bi * 6 + 2 * k + 1];
@@ -187,7 +175,7 @@ TEST(VulkanScanF64, BlockScanAndGeneralRecurrenceMatchFloat64Loops) {
         }
       }
     std::printf("blockScan2 fp64 vs float64 loop: max rel %.2e\n",
-                expectClose(scans.blockScan2(s, blocks, b, h0), cpu, "blockScan2"));
+                expectFp64Parity(scans.blockScan2(s, blocks, b, h0), cpu, "blockScan2"));
   }
   // Rows of 6 products (sorted on the device) and of 80 (beyond kMaxSortedTerms: index
   // order, a few ulps from the loop's order), each row's |entries| summing to at most 0.9.
@@ -204,18 +192,18 @@ TEST(VulkanScanF64, BlockScanAndGeneralRecurrenceMatchFloat64Loops) {
     for (int r = 0; r < s.channels; ++r) {
       for (int k = 0; k < s.channels; k += c.every) {
         A.col.push_back(uint32_t((k + r) % s.channels));
-        A.val.push_back(uniform(rng, 1, -scale, scale)[0]);
+        A.val.push_back(randomDoubles(rng, 1, -scale, scale)[0]);
       }
       A.rowPtr.push_back(uint32_t(A.col.size()));
     }
-    const V u = uniform(rng, size_t(s.batch) * s.steps * s.channels, -1, relu ? 0.5 : 1);
-    V cpu(u.size());
+    const V64 u = randomDoubles(rng, size_t(s.batch) * s.steps * s.channels, -1, relu ? 0.5 : 1);
+    V64 cpu(u.size());
     for (size_t bi = 0; bi < 2; ++bi) {
-      V state(size_t(s.channels), 0.0);
+      V64 state(size_t(s.channels), 0.0);
       for (size_t t = 0; t < size_t(s.steps); ++t) {
-        V next(state.size());
+        V64 next(state.size());
         for (size_t r = 0; r < state.size(); ++r) {
-          V terms = {u[(bi * s.steps + t) * s.channels + r]};
+          V64 terms = {u[(bi * s.steps + t) * s.channels + r]};
           for (uint32_t k = A.rowPtr[r]; k < A.rowPtr[r + 1]; ++k)
             terms.push_back(A.val[k] * state[A.col[k]]);
           next[r] = sumByDecreasingMagnitude(terms.data(), int(terms.size()));
@@ -229,7 +217,7 @@ TEST(VulkanScanF64, BlockScanAndGeneralRecurrenceMatchFloat64Loops) {
                              (relu ? " relu" : "") + ", " +
                              std::to_string(float_batch::maxRowNonZeros(A)) + " products a row";
     std::printf("%s: fp64 vs float64 loop max rel %.2e\n", what.c_str(),
-                expectClose(scans.linearRecurrence(s, A, u, {}, relu), cpu, what));
+                expectFp64Parity(scans.linearRecurrence(s, A, u, {}, relu), cpu, what));
   }
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
 }
@@ -245,7 +233,7 @@ TEST(VulkanScanF64, ValuesOfTheOtherPrecisionAreRefused) {
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "diagScan: fp32 values given to fp64 kernels");
   }
-  EXPECT_THROW(f32.diagScan({1, 2, 1}, V{1, 1}, {0, 1}, V{1, 2}, {}), Error);
+  EXPECT_THROW(f32.diagScan({1, 2, 1}, V64{1, 1}, {0, 1}, V64{1, 2}, {}), Error);
   // Scratch (the chunk carries) is sized in doubles.
   const DiagScanShape shape{{2, 512, 8}, {0, 0}, false};
   const ScanOptions rts{.path = ScanPath::Shared, .schedule = ScanSchedule::ReduceThenScan};

@@ -16,6 +16,7 @@
 
 #include "core/gpu/scan_kernels.h"
 #include "core/gpu/workgroups.h"
+#include "gpu/float_parity.h"
 #include "gpu/scan_cases.h"
 #include "gpu/vulkan_test_util.h"
 
@@ -25,13 +26,6 @@ namespace {
 using float_batch::SeriesShape;
 using float_batch::TransitionStrides;
 using V = std::vector<float>;
-
-V uniform(std::mt19937& rng, size_t n, float lo, float hi) {
-  std::uniform_real_distribution<float> d(lo, hi);
-  V v(n);
-  for (float& x : v) x = d(rng);
-  return v;
-}
 
 // |gpu − cpu| ≤ 1e-5·(1 + |cpu|) everywhere; reports the worst element.
 ::testing::AssertionResult matches(const V& gpu, const V& cpu) {
@@ -54,6 +48,7 @@ using testing_vulkan::DiagCase;
 using testing_vulkan::diagCases;
 using testing_vulkan::PathCase;
 using testing_vulkan::pathsOf;
+using testing_vulkan::randomFloats;
 using testing_vulkan::stridesOf;
 
 void checkDiagScan(Device& dev, bool complex) {
@@ -65,14 +60,14 @@ void checkDiagScan(Device& dev, bool complex) {
       const size_t per = complex ? 2 : 1;
       const TransitionStrides strides = stridesOf(c);
       const size_t aSlots = float_batch::scan_checks::transitionSlots("test", s, strides);
-      V a = uniform(rng, aSlots * per, c.aLo, c.aHi);
+      V a = randomFloats(rng, aSlots * per, c.aLo, c.aHi);
       if (complex)  // a modulus in [|aLo|, |aHi|]-ish: scale a random phase
         for (size_t i = 0; i < aSlots; ++i) {
           const float r = std::abs(a[2 * i]), phase = a[2 * i + 1] * 3.14159f;
           a[2 * i] = r * std::cos(phase), a[2 * i + 1] = r * std::sin(phase);
         }
-      const V b = uniform(rng, size_t(s.batch) * s.steps * s.channels * per, -1, 1);
-      const V h0 = c.withH0 ? uniform(rng, size_t(s.batch) * s.channels * per, -2, 2) : V{};
+      const V b = randomFloats(rng, size_t(s.batch) * s.steps * s.channels * per, -1, 1);
+      const V h0 = c.withH0 ? randomFloats(rng, size_t(s.batch) * s.channels * per, -2, 2) : V{};
       SCOPED_TRACE(path.name + " B=" + std::to_string(s.batch) + " T=" + std::to_string(s.steps) +
                    " C=" + std::to_string(s.channels) + (c.constantA ? " constant a" : "") +
                    (c.withH0 ? " h0" : ""));
@@ -102,9 +97,9 @@ TEST(VulkanScan, TransitionSharedAcrossTheBatchButVaryingInTime) {
   std::mt19937 rng(3);
   const SeriesShape s{3, 200, 11};
   const TransitionStrides strides{0, s.channels};
-  const V a = uniform(rng, size_t(s.steps) * s.channels, 0.8f, 1.0f);
-  const V b = uniform(rng, size_t(s.batch) * s.steps * s.channels, -1, 1);
-  const V h0 = uniform(rng, size_t(s.batch) * s.channels, -1, 1);
+  const V a = randomFloats(rng, size_t(s.steps) * s.channels, 0.8f, 1.0f);
+  const V b = randomFloats(rng, size_t(s.batch) * s.steps * s.channels, -1, 1);
+  const V h0 = randomFloats(rng, size_t(s.batch) * s.channels, -1, 1);
   const V cpu = float_batch::diagScan(s, a, strides, b, h0);
   for (const PathCase& path : pathsOf(dev)) {
     SCOPED_TRACE(path.name);
@@ -138,14 +133,14 @@ TEST(VulkanScan, BlockScan2MatchesTheTwin) {
                  " C=" + std::to_string(s.channels));
     // Scaled rotations (|eigenvalues| ≤ 1), the blocks a LinState's 2×2 parts are.
     V blocks(size_t(s.channels) * 2);
-    const V angle = uniform(rng, s.channels / 2, -3.14f, 3.14f);
-    const V radius = uniform(rng, s.channels / 2, 0.5f, 1.0f);
+    const V angle = randomFloats(rng, s.channels / 2, -3.14f, 3.14f);
+    const V radius = randomFloats(rng, s.channels / 2, 0.5f, 1.0f);
     for (int k = 0; k < s.channels / 2; ++k) {
       const float c = radius[k] * std::cos(angle[k]), sn = radius[k] * std::sin(angle[k]);
       blocks[4 * k] = c, blocks[4 * k + 1] = -sn, blocks[4 * k + 2] = sn, blocks[4 * k + 3] = c;
     }
-    const V b = uniform(rng, size_t(s.batch) * s.steps * s.channels, -1, 1);
-    const V h0 = uniform(rng, size_t(s.batch) * s.channels, -1, 1);
+    const V b = randomFloats(rng, size_t(s.batch) * s.steps * s.channels, -1, 1);
+    const V h0 = randomFloats(rng, size_t(s.batch) * s.channels, -1, 1);
     EXPECT_TRUE(
         matches(scans.blockScan2(s, blocks, b, h0), float_batch::blockScan2(s, blocks, b, h0)));
     EXPECT_TRUE(
@@ -193,8 +188,8 @@ TEST(VulkanScan, LinearRecurrenceMatchesTheTwin) {
     SCOPED_TRACE("B=" + std::to_string(s.batch) + " T=" + std::to_string(s.steps) +
                  " C=" + std::to_string(s.channels));
     const float_batch::CsrMatrix A = randomContraction(rng, s.channels, c.perRow);
-    const V u = uniform(rng, size_t(s.batch) * s.steps * s.channels, -1, 1);
-    const V h0 = uniform(rng, size_t(s.batch) * s.channels, -1, 1);
+    const V u = randomFloats(rng, size_t(s.batch) * s.steps * s.channels, -1, 1);
+    const V h0 = randomFloats(rng, size_t(s.batch) * s.channels, -1, 1);
     EXPECT_TRUE(
         matches(scans.linearRecurrence(s, A, u, h0), float_batch::linearRecurrence(s, A, u, h0)));
     if (s.steps <= 64) {
@@ -215,8 +210,8 @@ TEST(VulkanScan, LinearRecurrenceWithAReluStateMatchesTheTwin) {
     SCOPED_TRACE("B=" + std::to_string(s.batch) + " T=" + std::to_string(s.steps) +
                  " C=" + std::to_string(s.channels));
     const float_batch::CsrMatrix A = randomContraction(rng, s.channels, 4);
-    const V u = uniform(rng, size_t(s.batch) * s.steps * s.channels, -1, 0.5f);
-    const V h0 = uniform(rng, size_t(s.batch) * s.channels, -1, 1);
+    const V u = randomFloats(rng, size_t(s.batch) * s.steps * s.channels, -1, 0.5f);
+    const V h0 = randomFloats(rng, size_t(s.batch) * s.channels, -1, 1);
     const V cpu = float_batch::linearRecurrence(s, A, u, h0, true);
     EXPECT_TRUE(matches(scans.linearRecurrence(s, A, u, h0, true), cpu));
     EXPECT_TRUE(std::all_of(cpu.begin(), cpu.end(), [](float v) { return v >= 0; }));
@@ -235,7 +230,7 @@ TEST(VulkanScan, LinearRecurrenceRunsLongSequencesInChunksOfSteps) {
   std::mt19937 rng(11);
   const SeriesShape s{1, 700, 192};
   const float_batch::CsrMatrix A = randomContraction(rng, s.channels, s.channels);
-  const V u = uniform(rng, size_t(s.batch) * s.steps * s.channels, -1, 1);
+  const V u = randomFloats(rng, size_t(s.batch) * s.steps * s.channels, -1, 1);
   EXPECT_TRUE(
       matches(scans.linearRecurrence(s, A, u, {}), float_batch::linearRecurrence(s, A, u, {})));
   EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
@@ -251,12 +246,12 @@ TEST(VulkanScan, SequentialScanContinuesAcrossDispatches) {
   sequential.path = ScanPath::Sequential;
   for (const SeriesShape s : {SeriesShape{1, 40000, 4}, SeriesShape{2, 20001, 3}}) {
     const size_t n = size_t(s.batch) * s.steps * s.channels;
-    const V a = uniform(rng, n, 0.9f, 1.0f), b = uniform(rng, n, -1, 1);
-    const V h0 = uniform(rng, size_t(s.batch) * s.channels, -1, 1);
+    const V a = randomFloats(rng, n, 0.9f, 1.0f), b = randomFloats(rng, n, -1, 1);
+    const V h0 = randomFloats(rng, size_t(s.batch) * s.channels, -1, 1);
     const float_batch::TransitionStrides full{(long long)s.steps * s.channels, s.channels};
     EXPECT_TRUE(matches(scans.diagScan(s, a, full, b, h0, sequential),
                         float_batch::diagScan(s, a, full, b, h0)));
-    const V ca = uniform(rng, 2 * n, -0.7f, 0.7f), cb = uniform(rng, 2 * n, -1, 1);
+    const V ca = randomFloats(rng, 2 * n, -0.7f, 0.7f), cb = randomFloats(rng, 2 * n, -1, 1);
     EXPECT_TRUE(matches(scans.complexDiagScan(s, ca, full, cb, {}, sequential),
                         float_batch::complexDiagScan(s, ca, full, cb, {})));
   }
@@ -301,12 +296,12 @@ TEST(VulkanScan, ChainedScanContinuesAcrossDispatches) {
     for (const SeriesShape s : {SeriesShape{1, 90001, 4}, SeriesShape{2, 30000, 3}}) {
       SCOPED_TRACE(std::string(scanPathName(o.path)) + " T=" + std::to_string(s.steps));
       const size_t n = size_t(s.batch) * s.steps * s.channels;
-      const V a = uniform(rng, n, 0.9f, 1.0f), b = uniform(rng, n, -1, 1);
-      const V h0 = uniform(rng, size_t(s.batch) * s.channels, -1, 1);
+      const V a = randomFloats(rng, n, 0.9f, 1.0f), b = randomFloats(rng, n, -1, 1);
+      const V h0 = randomFloats(rng, size_t(s.batch) * s.channels, -1, 1);
       const float_batch::TransitionStrides full{(long long)s.steps * s.channels, s.channels};
       EXPECT_TRUE(
           matches(scans.diagScan(s, a, full, b, h0, o), float_batch::diagScan(s, a, full, b, h0)));
-      const V ca = uniform(rng, 2 * n, -0.7f, 0.7f), cb = uniform(rng, 2 * n, -1, 1);
+      const V ca = randomFloats(rng, 2 * n, -0.7f, 0.7f), cb = randomFloats(rng, 2 * n, -1, 1);
       EXPECT_TRUE(matches(scans.complexDiagScan(s, ca, full, cb, {}, o),
                           float_batch::complexDiagScan(s, ca, full, cb, {})));
     }

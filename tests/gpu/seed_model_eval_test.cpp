@@ -28,10 +28,7 @@ using seed_models::Score;
 using seed_models::ScoredSample;
 using seed_models::SeedModel;
 using seed_models::Sequence;
-
-void expectNoValidationErrors(Device& dev) {
-  EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
-}
+using testing_vulkan::expectNoValidationErrors;
 
 // The device's score over samples seed … seed + samples − 1 in batches of `batch`, with the
 // float64 reference run on each sample beside it: its score and how many target tokens the

@@ -1,6 +1,7 @@
-// The device the Vulkan tests share (opened once, validation layers on), and the rule
-// for machines without one: the tests skip, unless LSRL_REQUIRE_VULKAN=1 (set by
-// scripts/test.sh, so CI on lavapipe can never pass by skipping).
+// The device the Vulkan tests share (opened once, validation layers on), the check that
+// validation reported nothing, and the rule for machines without one: the tests skip,
+// unless LSRL_REQUIRE_VULKAN=1 (set by scripts/test.sh, so CI on lavapipe can never pass by
+// skipping).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -29,6 +30,11 @@ inline SharedDevice& shared() {
     return d;
   }();
   return s;
+}
+
+// No validation layer reported anything on `dev`.
+inline void expectNoValidationErrors(gpu::Device& dev) {
+  EXPECT_TRUE(dev.validationErrors().empty()) << dev.validationErrors().front();
 }
 
 inline bool vulkanRequired() {

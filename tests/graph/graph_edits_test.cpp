@@ -14,21 +14,20 @@ namespace lsrl {
 namespace {
 
 using testing_common::errorOf;
-
-Graph sample() { return testing_graph::nestedGroupsSample(); }
+using testing_graph::nestedGroupsSample;
 
 // The whole graph as the file format writes it (nodes, groups, layouts, flags).
 std::string text(const Graph& g) { return graphToString(g); }
 
 TEST(GraphEdits, SampleIsValid) {
-  const Graph g = sample();
+  const Graph g = nestedGroupsSample();
   EXPECT_TRUE(checkGraph(g).empty());
   EXPECT_EQ(g.groups()[0].nodes, (std::vector<NodeId>{1, 2, 3}));
   EXPECT_EQ(g.groups()[1].parent, 0);
 }
 
 TEST(GraphEdits, RemoveInnerNodeDropsItsGroupAndConcatSlot) {
-  Graph g = sample();
+  Graph g = nestedGroupsSample();
   const auto map = g.removeNodes({2});
   EXPECT_EQ(map, (std::vector<NodeId>{0, 1, kNoNode, 2, 3}));
   ASSERT_EQ(g.nodeCount(), 4u);
@@ -49,7 +48,7 @@ TEST(GraphEdits, RemoveInnerNodeDropsItsGroupAndConcatSlot) {
 }
 
 TEST(GraphEdits, RemovedInputLeavesAnUnconnectedSlot) {
-  Graph g = sample();
+  Graph g = nestedGroupsSample();
   g.removeNodes({1});  // a: read by b (ReLU) and twice by c (Concat)
   EXPECT_EQ(g.node(1).name, "b");
   EXPECT_EQ(g.node(1).inputs, (std::vector<NodeId>{kNoNode}));
@@ -65,7 +64,7 @@ TEST(GraphEdits, RemovedInputLeavesAnUnconnectedSlot) {
 }
 
 TEST(GraphEdits, RemovingOutputsClearsThem) {
-  Graph g = sample();
+  Graph g = nestedGroupsSample();
   g.removeNodes({3, 4});
   EXPECT_EQ(g.output(), kNoNode);
   EXPECT_EQ(g.groups()[0].output, kNoNode);
@@ -101,7 +100,7 @@ TEST(GraphEdits, RemovedParentGroupPassesChildrenToItsParent) {
 }
 
 TEST(GraphEdits, ExtractFragmentRenumbersAndCutsOutsideInputs) {
-  const Graph g = sample();
+  const Graph g = nestedGroupsSample();
   const Graph f = extractFragment(g, {3, 1, 2, 1});
   ASSERT_EQ(f.nodeCount(), 3u);
   EXPECT_EQ(f.node(0).name, "a");
@@ -132,7 +131,7 @@ TEST(GraphEdits, ExtractFragmentRenumbersAndCutsOutsideInputs) {
 }
 
 TEST(GraphEdits, AppendCopiesWithNewIdsAndTruncateUndoesIt) {
-  Graph g = sample();
+  Graph g = nestedGroupsSample();
   const std::string before = text(g);
   const Graph f = extractFragment(g, {1, 2, 3});
   const auto ids = g.append(f);
@@ -155,7 +154,7 @@ TEST(GraphEdits, AppendCopiesWithNewIdsAndTruncateUndoesIt) {
 }
 
 TEST(GraphEdits, AppendWithBindingsReusesNodes) {
-  Graph g = sample();
+  Graph g = nestedGroupsSample();
   const Graph f = extractFragment(g, {1, 2, 3});
   const auto ids = g.append(f, {{0, 1}});  // the fragment's "a" is our "a"
   EXPECT_EQ(ids, (std::vector<NodeId>{1, 5, 6}));
@@ -168,7 +167,7 @@ TEST(GraphEdits, AppendWithBindingsReusesNodes) {
 }
 
 TEST(GraphEdits, TruncateCutsReferencesToDroppedNodes) {
-  Graph g = sample();
+  Graph g = nestedGroupsSample();
   g.truncate(3, 1);
   EXPECT_EQ(g.nodeCount(), 3u);
   EXPECT_EQ(g.output(), kNoNode);
@@ -183,7 +182,7 @@ TEST(GraphEdits, TruncateCutsReferencesToDroppedNodes) {
 }
 
 TEST(GraphEdits, BuildingContinuesAfterEdits) {
-  Graph g = sample();
+  Graph g = nestedGroupsSample();
   g.removeNodes({4});
   const NodeId e = g.addReLU(3);
   EXPECT_EQ(e, 4);

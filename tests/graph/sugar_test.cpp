@@ -27,8 +27,8 @@ std::vector<std::string> concat(std::initializer_list<std::vector<std::string>> 
   return all;
 }
 
-const std::vector<std::string> kStep = {"Linear", "ReLU",   "Linear", "ReLU",
-                                        "Linear", "Concat", "Linear"};
+const std::vector<std::string> kStepSugarKinds = {"Linear", "ReLU",   "Linear", "ReLU",
+                                                  "Linear", "Concat", "Linear"};
 const std::vector<std::string> kVarMinusVar = {"Concat", "Linear"};
 const std::vector<std::string> kOneLinear = {"Linear"};
 
@@ -84,7 +84,7 @@ TEST(Sugar, StepLowering) {
   Fixture f(2);
   const NodeId first = f.next();
   const Var s = f_step(f.x, Exact(1000));
-  EXPECT_EQ(opsFrom(f.g, first), kStep);
+  EXPECT_EQ(opsFrom(f.g, first), kStepSugarKinds);
   EXPECT_TRUE(s.alwaysPositive());
   EXPECT_EQ(s.dim(), 2);
   // Linear(μ·I), ReLU, Linear(I, −1/μ), ReLU, Linear(μ·I), Concat, Linear([I, −I]).
@@ -119,7 +119,7 @@ TEST(Sugar, LargerSmallerOperandForms) {
   Fixture f;
   NodeId first = f.next();
   Var r = f_larger(f.x, 0.5);  // x − c: one Linear
-  EXPECT_EQ(opsFrom(f.g, first), concat({kOneLinear, kStep}));
+  EXPECT_EQ(opsFrom(f.g, first), concat({kOneLinear, kStepSugarKinds}));
   EXPECT_EQ(f.g.node(first).A, ExactMatrix::identity(1));
   EXPECT_EQ(f.g.node(first).b, ExactVector{Exact::rational(-1, 2)});
   EXPECT_TRUE(r.alwaysPositive());
@@ -137,19 +137,19 @@ TEST(Sugar, LargerSmallerOperandForms) {
 
   first = f.next();
   f_larger(Exact(2), f.y);  // c − y: one Linear(−I, c)
-  EXPECT_EQ(opsFrom(f.g, first), concat({kOneLinear, kStep}));
+  EXPECT_EQ(opsFrom(f.g, first), concat({kOneLinear, kStepSugarKinds}));
   EXPECT_EQ(f.g.node(first).A, ExactMatrix::identity(1, Exact(-1)));
   EXPECT_EQ(f.g.node(first).b, ExactVector{Exact(2)});
   EXPECT_EQ(f.g.node(first).inputs, std::vector<NodeId>{f.y.id()});
 
   first = f.next();
   f_larger(f.x, f.y);  // Var − Var: Concat + Linear
-  EXPECT_EQ(opsFrom(f.g, first), concat({kVarMinusVar, kStep}));
+  EXPECT_EQ(opsFrom(f.g, first), concat({kVarMinusVar, kStepSugarKinds}));
   EXPECT_EQ(f.g.node(first).inputs, (std::vector<NodeId>{f.x.id(), f.y.id()}));
 
   first = f.next();
   f_smaller(f.x, 0.5);  // step(c − x)
-  EXPECT_EQ(opsFrom(f.g, first), concat({kOneLinear, kStep}));
+  EXPECT_EQ(opsFrom(f.g, first), concat({kOneLinear, kStepSugarKinds}));
   EXPECT_EQ(f.g.node(first).A, ExactMatrix::identity(1, Exact(-1)));
   EXPECT_EQ(f.g.node(first).b, ExactVector{Exact::rational(1, 2)});
   EXPECT_EQ(lastGroup(f.g, "f_smaller")->params.size(), 3u);
@@ -225,7 +225,8 @@ TEST(Sugar, BumpLowering) {
   Fixture f;
   NodeId first = f.next();
   const Var b = f_bump(f.x, Exact(1), Exact(2));
-  EXPECT_EQ(opsFrom(f.g, first), concat({kOneLinear, kStep, kOneLinear, kStep, kVarMinusVar}));
+  EXPECT_EQ(opsFrom(f.g, first),
+            concat({kOneLinear, kStepSugarKinds, kOneLinear, kStepSugarKinds, kVarMinusVar}));
   EXPECT_TRUE(b.alwaysPositive());
   const Group* gr = lastGroup(f.g, "f_bump");
   ASSERT_NE(gr, nullptr);
@@ -240,7 +241,8 @@ TEST(Sugar, BumpLowering) {
   const Var ub = in[2];
   first = static_cast<NodeId>(g.nodeCount());
   f_bump(z, lb, ub, Exact(100));
-  EXPECT_EQ(opsFrom(g, first), concat({kVarMinusVar, kStep, kVarMinusVar, kStep, kVarMinusVar}));
+  EXPECT_EQ(opsFrom(g, first),
+            concat({kVarMinusVar, kStepSugarKinds, kVarMinusVar, kStepSugarKinds, kVarMinusVar}));
   EXPECT_EQ(g.node(first).inputs, (std::vector<NodeId>{z.id(), lb.id()}));
   EXPECT_EQ(g.node(first + 9).inputs, (std::vector<NodeId>{z.id(), ub.id()}));
 }
@@ -250,16 +252,17 @@ TEST(Sugar, EqNeqLowering) {
   NodeId first = f.next();
   const Var e = f_eq(f.x, f.y);
   // step(x−y), step(y−x), sum, −1, ·(−1), step
-  EXPECT_EQ(opsFrom(f.g, first), concat({kVarMinusVar, kStep, kVarMinusVar, kStep, kVarMinusVar,
-                                         kOneLinear, kOneLinear, kStep}));
+  EXPECT_EQ(opsFrom(f.g, first),
+            concat({kVarMinusVar, kStepSugarKinds, kVarMinusVar, kStepSugarKinds, kVarMinusVar,
+                    kOneLinear, kOneLinear, kStepSugarKinds}));
   EXPECT_TRUE(e.alwaysPositive());
   EXPECT_EQ(f.g.node(first + 20).b, ExactVector{Exact(-1)});
   EXPECT_EQ(f.g.node(first + 21).A, ExactMatrix::identity(1, Exact(-1)));
 
   first = f.next();
   const Var n = f_neq(f.x, 3);
-  EXPECT_EQ(opsFrom(f.g, first),
-            concat({kOneLinear, kStep, kOneLinear, kStep, kVarMinusVar, kStep}));
+  EXPECT_EQ(opsFrom(f.g, first), concat({kOneLinear, kStepSugarKinds, kOneLinear, kStepSugarKinds,
+                                         kVarMinusVar, kStepSugarKinds}));
   EXPECT_TRUE(n.alwaysPositive());
   const Group* gr = lastGroup(f.g, "f_neq");
   ASSERT_NE(gr, nullptr);
@@ -281,13 +284,14 @@ TEST(Sugar, NotAndOrLowering) {
 
   first = f.next();
   const Var a = f_and(f.x, f.y);
-  EXPECT_EQ(opsFrom(f.g, first), concat({kStep, kStep, kVarMinusVar, kOneLinear, {"ReLU"}}));
+  EXPECT_EQ(opsFrom(f.g, first),
+            concat({kStepSugarKinds, kStepSugarKinds, kVarMinusVar, kOneLinear, {"ReLU"}}));
   EXPECT_TRUE(a.alwaysPositive());
   EXPECT_EQ(lastGroup(f.g, "f_and")->nodes.size(), 18u);
 
   first = f.next();
   const Var o = f_or(f.x, f.y);
-  EXPECT_EQ(opsFrom(f.g, first), concat({kVarMinusVar, kStep}));
+  EXPECT_EQ(opsFrom(f.g, first), concat({kVarMinusVar, kStepSugarKinds}));
   EXPECT_TRUE(o.alwaysPositive());
   // x + y is Linear([I, I]).
   EXPECT_EQ(f.g.node(first + 1).A, ExactMatrix::filled(1, 2, Exact(1)));
@@ -358,7 +362,7 @@ TEST(Sugar, IfElseStepLowering) {
   const Var t = f.y;
   // One term: Linear(±(c − ½)), f_step, Linear(λ·), Linear(−λ + ·), Concat+Linear, ReLU.
   const std::vector<std::string> term =
-      concat({kOneLinear, kStep, kOneLinear, kOneLinear, kVarMinusVar, {"ReLU"}});
+      concat({kOneLinear, kStepSugarKinds, kOneLinear, kOneLinear, kVarMinusVar, {"ReLU"}});
   NodeId first = f.next();
   f_ifelse_step(c, Operand(t), std::nullopt, Exact(100), Exact(10));
   EXPECT_EQ(opsFrom(f.g, first), concat({term, term, kVarMinusVar}));
@@ -440,7 +444,8 @@ TEST(Sugar, ModuloCounterLowering) {
   const Var in = Input(g, 3);
   const NodeId first = static_cast<NodeId>(g.nodeCount());
   const Var r = f_modulo_counter(in, 3);
-  EXPECT_EQ(opsFrom(g, first), concat({{"LinState", "Linear"}, kOneLinear, kStep, {"Linear"}}));
+  EXPECT_EQ(opsFrom(g, first),
+            concat({{"LinState", "Linear"}, kOneLinear, kStepSugarKinds, {"Linear"}}));
   const Node& cycler = g.node(first);
   EXPECT_EQ(cycler.inputs, std::vector<NodeId>{in.id()});
   EXPECT_EQ(cycler.B.rows(), 2);

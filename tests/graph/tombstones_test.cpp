@@ -23,7 +23,7 @@ using testing_common::errorOf;
 
 // The editing sample (x, a, b in f_inner, c in f_outer, d the output) plus an unused
 // e = ReLU(x) (5); f_inner's call names its operand by id, as palette sugar does.
-Graph sample() {
+Graph sampleWithUnusedRelu() {
   Graph g = testing_graph::nestedGroupsSample();
   const NodeId e = g.addReLU(0, "e");
   g.layout()[e] = {500, 50};
@@ -33,7 +33,7 @@ Graph sample() {
 }
 
 TEST(Tombstones, EraseKeepsEveryOtherIdAndCleansReferences) {
-  Graph g = sample();
+  Graph g = sampleWithUnusedRelu();
   g.erase({2});  // b: f_inner's only member
   EXPECT_EQ(g.nodeCount(), 6u);
   EXPECT_EQ(g.liveNodeCount(), 5u);
@@ -56,7 +56,7 @@ TEST(Tombstones, EraseKeepsEveryOtherIdAndCleansReferences) {
 }
 
 TEST(Tombstones, ReadersKeepAnOpenSlotAndAnErasedOutputIsCleared) {
-  Graph g = sample();
+  Graph g = sampleWithUnusedRelu();
   g.erase({4, 1});
   EXPECT_EQ(g.output(), kNoNode);
   EXPECT_EQ(g.node(2).inputs, std::vector<NodeId>{kNoNode});
@@ -70,7 +70,7 @@ TEST(Tombstones, ReadersKeepAnOpenSlotAndAnErasedOutputIsCleared) {
 }
 
 TEST(Tombstones, RestoreRecordUndoesAnErase) {
-  Graph g = sample();
+  Graph g = sampleWithUnusedRelu();
   const std::string original = graphToString(g);
   const Graph before = g;
   g.erase({2});
@@ -86,7 +86,7 @@ TEST(Tombstones, RestoreRecordUndoesAnErase) {
 }
 
 TEST(Tombstones, CompactedRenumbersAndIsWhatFilesHold) {
-  Graph g = sample();
+  Graph g = sampleWithUnusedRelu();
   g.erase({2});
   std::vector<NodeId> map;
   const Graph c = g.compacted(&map);
@@ -103,7 +103,7 @@ TEST(Tombstones, CompactedRenumbersAndIsWhatFilesHold) {
 }
 
 TEST(Tombstones, ChecksStatsAndVisibleGraphIgnoreThem) {
-  Graph g = sample();
+  Graph g = sampleWithUnusedRelu();
   g.erase({5});  // the unused node
   EXPECT_TRUE(checkGraph(g).empty());
   EXPECT_EQ(computeStats(g).unusedNodes, 0);
@@ -134,7 +134,7 @@ TEST(Tombstones, AProgramWithTombstonesRunsAndCompilesAsItsCompactedTwin) {
 }
 
 TEST(Tombstones, DotLaysOutAGraphWithThem) {
-  Graph g = sample();
+  Graph g = sampleWithUnusedRelu();
   g.erase({2, 5});
   const LayoutResult r = dotLayout(g);  // crashed on a tombstone's item index -1
   EXPECT_EQ(r.nodes.count(2), 0u);
@@ -143,7 +143,7 @@ TEST(Tombstones, DotLaysOutAGraphWithThem) {
 }
 
 TEST(Tombstones, WidthsFlowPastThem) {
-  Graph g = sample();
+  Graph g = sampleWithUnusedRelu();
   g.erase({2});
   std::vector<NodeId> changed;
   rederiveWidths(g, {3}, [&](NodeId id) { changed.push_back(id); });

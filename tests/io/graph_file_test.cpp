@@ -25,6 +25,7 @@ namespace {
 using nlohmann::json;
 using testing_io::errorOf;
 using testing_io::graphDifference;
+using testing_io::graphLoadError;
 using testing_io::TempDir;
 
 Exact q(long long p, long long d) { return Exact::rational(p, d); }
@@ -245,15 +246,12 @@ TEST(GraphFile, UnsignedAndHugeIntegers) {
 
 // --- Malformed documents: each error names the file and the JSON path ----------------
 
-std::string loadError(const std::string& text) {
-  return errorOf([&] { graphFromString(text, "t.json"); });
-}
-
 TEST(GraphFileErrors, MalformedJsonHasLineAndColumn) {
-  const std::string e = loadError("{\"format\": \"lsrl-graph\",\n \"version\": 1,\n \"nodes\": [}");
+  const std::string e =
+      graphLoadError("{\"format\": \"lsrl-graph\",\n \"version\": 1,\n \"nodes\": [}");
   EXPECT_CONTAINS(e, "t.json: line 3, column 12: malformed JSON: syntax error");
-  EXPECT_CONTAINS(loadError("{\"format\": \"lsrl-graph\"} x"), "t.json: line 1, column 26");
-  EXPECT_CONTAINS(loadError(""), "t.json: line 1, column 1: malformed JSON");
+  EXPECT_CONTAINS(graphLoadError("{\"format\": \"lsrl-graph\"} x"), "t.json: line 1, column 26");
+  EXPECT_CONTAINS(graphLoadError(""), "t.json: line 1, column 1: malformed JSON");
   // The column agrees with nlohmann's own report.
   try {
     const json unused = json::parse("[1,\n  2,, 3]");
@@ -261,7 +259,7 @@ TEST(GraphFileErrors, MalformedJsonHasLineAndColumn) {
   } catch (const json::parse_error& e2) {
     EXPECT_CONTAINS(std::string(e2.what()), "line 2, column 5");
   }
-  EXPECT_CONTAINS(loadError("[1,\n  2,, 3]"), "line 2, column 5:");
+  EXPECT_CONTAINS(graphLoadError("[1,\n  2,, 3]"), "line 2, column 5:");
   try {
     graphFromString("{\n}x", "t.json");
     FAIL();
@@ -271,116 +269,122 @@ TEST(GraphFileErrors, MalformedJsonHasLineAndColumn) {
 }
 
 TEST(GraphFileErrors, NumberOverflowDuplicateKeysAndNesting) {
-  EXPECT_CONTAINS(loadError(doc(R"({"id": 0, "op": "Input", "dim": 1},
+  EXPECT_CONTAINS(graphLoadError(doc(R"({"id": 0, "op": "Input", "dim": 1},
     {"id": 1, "op": "Linear", "dim": 1, "inputs": [0], "A": [[1e999]]})")),
                   "t.json: line 2, column 63: the number 1e999 is out of range");
-  EXPECT_CONTAINS(loadError(doc(R"({"id": 0, "op": "Input", "dim": 1, "dim": 2})")),
+  EXPECT_CONTAINS(graphLoadError(doc(R"({"id": 0, "op": "Input", "dim": 1, "dim": 2})")),
                   "t.json: nodes[0]: duplicate key \"dim\"");
-  EXPECT_CONTAINS(loadError(R"({"format": "lsrl-graph", "format": "x"})"),
+  EXPECT_CONTAINS(graphLoadError(R"({"format": "lsrl-graph", "format": "x"})"),
                   "t.json: the document: duplicate key \"format\"");
   const std::string deep = std::string(300, '[') + std::string(300, ']');
   EXPECT_CONTAINS(
-      loadError(doc(R"({"id": 0, "op": "Input", "dim": 1})", ", \"metadata\": " + deep)),
+      graphLoadError(doc(R"({"id": 0, "op": "Input", "dim": 1})", ", \"metadata\": " + deep)),
       "nesting deeper than 256 levels");
   // Deep nesting of a huge depth does not crash either.
   const std::string deeper = std::string(200000, '[') + std::string(200000, ']');
-  EXPECT_CONTAINS(loadError(deeper), "nesting deeper than");
+  EXPECT_CONTAINS(graphLoadError(deeper), "nesting deeper than");
 }
 
 TEST(GraphFileErrors, HeaderAndTopLevel) {
-  EXPECT_EQ(loadError("[1, 2]"),
+  EXPECT_EQ(graphLoadError("[1, 2]"),
             "t.json: expected a JSON object with \"format\": \"lsrl-graph\", got an array");
-  EXPECT_CONTAINS(loadError(R"({"nodes": []})"), "t.json: missing key \"format\"; this is not");
-  EXPECT_CONTAINS(loadError(R"({"format": "lsrl-trace", "nodes": {}})"),
+  EXPECT_CONTAINS(graphLoadError(R"({"nodes": []})"),
+                  "t.json: missing key \"format\"; this is not");
+  EXPECT_CONTAINS(graphLoadError(R"({"format": "lsrl-trace", "nodes": {}})"),
                   "t.json: format: expected \"lsrl-graph\", got the string \"lsrl-trace\"");
-  EXPECT_CONTAINS(loadError(R"({"format": "lsrl-graph", "nodes": []})"),
+  EXPECT_CONTAINS(graphLoadError(R"({"format": "lsrl-graph", "nodes": []})"),
                   "t.json: missing key \"version\"");
-  EXPECT_EQ(loadError(R"({"format": "lsrl-graph", "version": 3, "nodes": 7, "new": 1})"),
+  EXPECT_EQ(graphLoadError(R"({"format": "lsrl-graph", "version": 3, "nodes": 7, "new": 1})"),
             "t.json: version: this file uses graph format version 3, newer than this build of "
             "LSRL Studio supports (up to 2); update LSRL Studio to open it");
-  EXPECT_CONTAINS(loadError(R"({"format": "lsrl-graph", "version": 0, "nodes": []})"),
+  EXPECT_CONTAINS(graphLoadError(R"({"format": "lsrl-graph", "version": 0, "nodes": []})"),
                   "t.json: version: 0 is not a graph format version");
-  EXPECT_CONTAINS(loadError(R"({"format": "lsrl-graph", "version": "1", "nodes": []})"),
+  EXPECT_CONTAINS(graphLoadError(R"({"format": "lsrl-graph", "version": "1", "nodes": []})"),
                   "t.json: version: expected an integer, got the string \"1\"");
   EXPECT_CONTAINS(
-      loadError(doc("", R"(, "outptu": 1)")),
+      graphLoadError(doc("", R"(, "outptu": 1)")),
       "t.json: unknown key \"outptu\" in a graph document (valid keys: format, version");
-  EXPECT_CONTAINS(loadError(R"({"format": "lsrl-graph", "version": 1})"),
+  EXPECT_CONTAINS(graphLoadError(R"({"format": "lsrl-graph", "version": 1})"),
                   "t.json: missing key \"nodes\"");
-  EXPECT_CONTAINS(loadError(R"({"format": "lsrl-graph", "version": 1, "nodes": {}})"),
+  EXPECT_CONTAINS(graphLoadError(R"({"format": "lsrl-graph", "version": 1, "nodes": {}})"),
                   "t.json: nodes: expected an array of nodes, got an empty object");
-  EXPECT_CONTAINS(loadError(doc(R"({"id": 0, "op": "Input", "dim": 1})", R"(, "output": 9)")),
+  EXPECT_CONTAINS(graphLoadError(doc(R"({"id": 0, "op": "Input", "dim": 1})", R"(, "output": 9)")),
                   "t.json: output: node 9 does not exist (the graph has 1 node, ids 0..0)");
-  EXPECT_CONTAINS(loadError(doc(R"({"id": 0, "op": "Input", "dim": 1})", R"(, "conductor": 0)")),
-                  "t.json: conductor: expected a positive integer");
+  EXPECT_CONTAINS(
+      graphLoadError(doc(R"({"id": 0, "op": "Input", "dim": 1})", R"(, "conductor": 0)")),
+      "t.json: conductor: expected a positive integer");
 }
 
 TEST(GraphFileErrors, NodeStructure) {
   const std::string in = R"({"id": 0, "op": "Input", "dim": 1}, )";
-  EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "ReLU", "inputs": [0]})")),
+  EXPECT_EQ(graphLoadError(doc(in + R"({"id": 1, "op": "ReLU", "inputs": [0]})")),
             "t.json: nodes[1]: missing key \"dim\"");
-  EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": "1", "inputs": [0]})")),
+  EXPECT_EQ(graphLoadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": "1", "inputs": [0]})")),
             "t.json: nodes[1].dim: expected an integer width, got the string \"1\"");
-  EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": 1.5, "inputs": [0]})")),
+  EXPECT_EQ(graphLoadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": 1.5, "inputs": [0]})")),
             "t.json: nodes[1].dim: expected an integer width, got the number 1.5");
-  EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": 1})")),
+  EXPECT_EQ(graphLoadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": 1})")),
             "t.json: nodes[1]: missing key \"inputs\" (a ReLU node takes its input nodes from it)");
-  EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": 1, "inputs": 0})")),
+  EXPECT_EQ(graphLoadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": 1, "inputs": 0})")),
             "t.json: nodes[1].inputs: expected an array of node ids, got the number 0");
-  EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": 1, "inputs": [-2]})")),
+  EXPECT_EQ(graphLoadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": 1, "inputs": [-2]})")),
             "t.json: nodes[1].inputs[0]: -2 is not a valid node id (expected -1..2147483647)");
-  EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "Relu", "dim": 1, "inputs": [0]})")),
+  EXPECT_EQ(graphLoadError(doc(in + R"({"id": 1, "op": "Relu", "dim": 1, "inputs": [0]})")),
             "t.json: nodes[1].op: unknown op \"Relu\"; valid ops are Input, Linear, ReLU, "
             "LinState, Concat, Multi, Slice");
-  EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": 3, "dim": 1, "inputs": [0]})")),
+  EXPECT_EQ(graphLoadError(doc(in + R"({"id": 1, "op": 3, "dim": 1, "inputs": [0]})")),
             "t.json: nodes[1].op: expected an op name (Input, Linear, ReLU, LinState, Concat, "
             "Multi, Slice), got the number 3");
   EXPECT_CONTAINS(
-      loadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": 1, "inputs": [0], "A": []})")),
+      graphLoadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": 1, "inputs": [0], "A": []})")),
       "t.json: nodes[1]: unknown key \"A\" in a ReLU node (valid keys: id, op, dim, "
       "inputs, name, always_positive, group)");
   EXPECT_CONTAINS(
-      loadError(doc(in + R"({"id": 1, "op": "LinState", "dim": 1, "inputs": [0], "A": [[1]],
+      graphLoadError(doc(in + R"({"id": 1, "op": "LinState", "dim": 1, "inputs": [0], "A": [[1]],
                              "B": [[1]], "bais": [1]})")),
       "t.json: nodes[1]: unknown key \"bais\" in a LinState node (valid keys: id, op, dim, inputs, "
       "name, always_positive, group, A, B, init, bias)");
-  EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0]})")),
+  EXPECT_EQ(graphLoadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0]})")),
             "t.json: nodes[1]: missing key \"A\" (the matrix of a Linear node)");
+  EXPECT_EQ(graphLoadError(
+                doc(in + R"({"id": 1, "op": "LinState", "dim": 1, "inputs": [0], "A": [[1]]})")),
+            "t.json: nodes[1]: missing key \"B\"");
   EXPECT_EQ(
-      loadError(doc(in + R"({"id": 1, "op": "LinState", "dim": 1, "inputs": [0], "A": [[1]]})")),
-      "t.json: nodes[1]: missing key \"B\"");
-  EXPECT_EQ(
-      loadError(doc(in + R"({"id": 1, "op": "Slice", "dim": 1, "inputs": [0]})")),
+      graphLoadError(doc(in + R"({"id": 1, "op": "Slice", "dim": 1, "inputs": [0]})")),
       "t.json: nodes[1]: missing key \"slice\" (the range [start, end] a Slice node selects)");
-  EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "Slice", "dim": 1, "inputs": [0], "slice": 0})")),
-            "t.json: nodes[1].slice: expected [start, end], got the number 0");
-  EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": 1, "inputs": [0], "name": 5})")),
-            "t.json: nodes[1].name: expected a string, got the number 5");
-  EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": 1, "inputs": [0],
+  EXPECT_EQ(
+      graphLoadError(doc(in + R"({"id": 1, "op": "Slice", "dim": 1, "inputs": [0], "slice": 0})")),
+      "t.json: nodes[1].slice: expected [start, end], got the number 0");
+  EXPECT_EQ(
+      graphLoadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": 1, "inputs": [0], "name": 5})")),
+      "t.json: nodes[1].name: expected a string, got the number 5");
+  EXPECT_EQ(graphLoadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": 1, "inputs": [0],
                                    "always_positive": "yes"})")),
             "t.json: nodes[1].always_positive: expected true or false, got the string \"yes\"");
-  EXPECT_EQ(loadError(doc(R"(7)")), "t.json: nodes[0]: expected a node object, got the number 7");
+  EXPECT_EQ(graphLoadError(doc(R"(7)")),
+            "t.json: nodes[0]: expected a node object, got the number 7");
 }
 
 TEST(GraphFileErrors, NodeIds) {
-  EXPECT_EQ(loadError(doc(R"({"op": "Input", "dim": 1})")), "t.json: nodes[0]: missing key \"id\"");
-  EXPECT_CONTAINS(loadError(doc(R"({"id": 0, "op": "Input", "dim": 1},
+  EXPECT_EQ(graphLoadError(doc(R"({"op": "Input", "dim": 1})")),
+            "t.json: nodes[0]: missing key \"id\"");
+  EXPECT_CONTAINS(graphLoadError(doc(R"({"id": 0, "op": "Input", "dim": 1},
                                    {"id": 0, "op": "ReLU", "dim": 1, "inputs": [0]})")),
                   "t.json: nodes[1].id: duplicate id 0 (nodes[0] already has it)");
   EXPECT_CONTAINS(
-      loadError(doc(R"({"id": 0, "op": "Input", "dim": 1},
+      graphLoadError(doc(R"({"id": 0, "op": "Input", "dim": 1},
                                    {"id": 5, "op": "ReLU", "dim": 1, "inputs": [0]})")),
       "t.json: nodes[1].id: expected id 1, got 5; ids must be 0, 1, 2, ... in file order");
-  EXPECT_CONTAINS(loadError(doc(R"({"id": "0", "op": "Input", "dim": 1})")),
+  EXPECT_CONTAINS(graphLoadError(doc(R"({"id": "0", "op": "Input", "dim": 1})")),
                   "t.json: nodes[0].id: expected an integer node id, got the string \"0\"");
 }
 
 TEST(GraphFileErrors, Values) {
   const std::string in = R"({"id": 0, "op": "Input", "dim": 1}, )";
   auto lin = [&](const std::string& entry) {
-    return loadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
+    return graphLoadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
         "A": {"shape": [1, 1], "entries": [)" +
-                         entry + "]}}"));
+                              entry + "]}}"));
   };
   const std::string bad = lin(R"([0, 0, "1/+"])");
   EXPECT_CONTAINS(bad, "t.json: nodes[1].A.entries[0][2]: cannot parse \"1/+\" at position ");
@@ -416,22 +420,22 @@ TEST(GraphFileErrors, Values) {
   EXPECT_EQ(
       lin(R"([0, 0, 1], [0, 0, 2])"),
       "t.json: nodes[1].A.entries[1]: duplicate entry for (0, 0); entries[0] already sets it");
-  EXPECT_CONTAINS(loadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
+  EXPECT_CONTAINS(graphLoadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
                                          "A": [[1]], "b": [1, [2]]})")),
                   "t.json: nodes[1].b[1]: expected a number or a scalar string");
-  EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
+  EXPECT_EQ(graphLoadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
                                    "A": [[1]], "b": 0})")),
             "t.json: nodes[1].b: expected an array of values, got the number 0");
-  EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
+  EXPECT_EQ(graphLoadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
                                    "A": [[1], [1, 2]]})")),
             "t.json: nodes[1].A[1]: row has 2 values, expected 1 (the width of row 0)");
-  EXPECT_CONTAINS(loadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
+  EXPECT_CONTAINS(graphLoadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
                                          "A": 5})")),
                   "t.json: nodes[1].A: expected a matrix {\"shape\": [rows, cols]");
-  EXPECT_CONTAINS(loadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
+  EXPECT_CONTAINS(graphLoadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
                                          "A": {"entries": []}})")),
                   "t.json: nodes[1].A: missing key \"shape\"");
-  EXPECT_CONTAINS(loadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
+  EXPECT_CONTAINS(graphLoadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
                                          "A": {"shape": [1, 1], "values": []}})")),
                   "t.json: nodes[1].A: unknown key \"values\" in a matrix");
 }
@@ -450,38 +454,39 @@ TEST(GraphFileErrors, NonFiniteInMemoryValues) {
 
 TEST(GraphFileErrors, AbsurdSizesAreRejectedBeforeAllocating) {
   const std::string in = R"({"id": 0, "op": "Input", "dim": 1}, )";
-  EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
+  EXPECT_EQ(graphLoadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
       "A": {"shape": [1000000000, 1000000000], "entries": []}})")),
             "t.json: nodes[1].A.shape[0]: 1000000000 is not a valid row count (expected "
             "0..1048576)");
-  EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
+  EXPECT_EQ(graphLoadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
       "A": {"shape": [1e9, 1e9], "entries": []}})")),
             "t.json: nodes[1].A.shape[0]: expected an integer row count, got the number "
             "1000000000.0");
-  EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
+  EXPECT_EQ(graphLoadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
       "A": {"shape": [100000, 100000], "entries": []}})")),
             "t.json: nodes[1].A.shape: a 100000x100000 matrix is beyond the limit of 268435456 "
             "entries");
-  EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
+  EXPECT_EQ(graphLoadError(doc(in + R"({"id": 1, "op": "Linear", "dim": 1, "inputs": [0],
       "A": {"shape": [-1, 1], "entries": []}})")),
             "t.json: nodes[1].A.shape[0]: -1 is not a valid row count (expected 0..1048576)");
-  EXPECT_EQ(loadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": 99999999999, "inputs": [0]})")),
-            "t.json: nodes[1].dim: 99999999999 is not a valid width (expected "
-            "-2147483648..2147483647)");
+  EXPECT_EQ(
+      graphLoadError(doc(in + R"({"id": 1, "op": "ReLU", "dim": 99999999999, "inputs": [0]})")),
+      "t.json: nodes[1].dim: 99999999999 is not a valid width (expected "
+      "-2147483648..2147483647)");
   // Many wide nodes: the total is bounded before their zero vectors are made.
   std::string many = R"({"id": 0, "op": "Input", "dim": 1})";
   for (int i = 1; i <= 8; ++i) {
     many +=
         R"(, {"id": )" + std::to_string(i) + R"(, "op": "ReLU", "dim": 1048576, "inputs": [0]})";
   }
-  EXPECT_CONTAINS(loadError(doc(many)), "the graph is too large to load");
+  EXPECT_CONTAINS(graphLoadError(doc(many)), "the graph is too large to load");
 }
 
 TEST(GraphFileErrors, GroupsAndLayout) {
   const std::string nodes = R"({"id": 0, "op": "Input", "dim": 1},
                                {"id": 1, "op": "ReLU", "dim": 1, "inputs": [0], "group": 0})";
   auto withGroups = [&](const std::string& groups) {
-    return loadError(doc(nodes, R"(, "output": 1, "groups": )" + groups));
+    return graphLoadError(doc(nodes, R"(, "output": 1, "groups": )" + groups));
   };
   EXPECT_EQ(withGroups(R"([{"id": 0, "function": "f", "parent": 0}])"),
             "t.json: groups[0].parent: group 0 cannot be the parent: a parent group comes before "
@@ -496,13 +501,13 @@ TEST(GraphFileErrors, GroupsAndLayout) {
             "t.json: groups[0].params[0]: expected [name, value], got an array");
   EXPECT_EQ(withGroups(R"([])"),
             "t.json: nodes[1].group: group 0 does not exist (the file has 0 groups)");
-  EXPECT_EQ(loadError(doc(nodes, R"(, "output": 1, "groups": [{"id": 0, "function": "f"}],
+  EXPECT_EQ(graphLoadError(doc(nodes, R"(, "output": 1, "groups": [{"id": 0, "function": "f"}],
                                     "layout": {"5": [0, 0]})")),
             "t.json: layout: key \"5\" is not the id of a node (the graph has 2 nodes)");
-  EXPECT_EQ(loadError(doc(nodes, R"(, "output": 1, "groups": [{"id": 0, "function": "f"}],
+  EXPECT_EQ(graphLoadError(doc(nodes, R"(, "output": 1, "groups": [{"id": 0, "function": "f"}],
                                     "layout": {"1": [0, "a"]})")),
             "t.json: layout.1: expected a position [x, y] of two numbers, got an array");
-  EXPECT_EQ(loadError(doc(nodes, R"(, "output": 1, "groups": [{"id": 0, "function": "f"}],
+  EXPECT_EQ(graphLoadError(doc(nodes, R"(, "output": 1, "groups": [{"id": 0, "function": "f"}],
                                     "layout": {"x": [0, 0]})")),
             "t.json: layout: key \"x\" is not the id of a node (the graph has 2 nodes)");
 }

@@ -18,13 +18,10 @@ namespace {
 using nlohmann::json;
 using testing_io::errorOf;
 using testing_io::graphDifference;
+using testing_io::graphLoadError;
 
 std::string fixture(const std::string& name) {
   return std::string(LSRL_TEST_DATA_DIR) + "/graph/" + name;
-}
-
-std::string loadError(const std::string& text) {
-  return errorOf([&] { graphFromString(text, "t.json"); });
 }
 
 std::string v2(const std::string& rest) {
@@ -65,29 +62,29 @@ TEST(GraphFormatV2, GroupLayoutAndExpandedRoundTrip) {
 }
 
 TEST(GraphFormatV2, NewerVersionIsRefusedNamingTheFile) {
-  EXPECT_EQ(loadError(R"({"format": "lsrl-graph", "version": 7, "nodes": []})"),
+  EXPECT_EQ(graphLoadError(R"({"format": "lsrl-graph", "version": 7, "nodes": []})"),
             "t.json: version: this file uses graph format version 7, newer than this build of "
             "LSRL Studio supports (up to 2); update LSRL Studio to open it");
 }
 
 TEST(GraphFormatV2, LayoutErrors) {
-  EXPECT_EQ(loadError(v2(R"(, "layout": {"0": [0, 0]})")),
+  EXPECT_EQ(graphLoadError(v2(R"(, "layout": {"0": [0, 0]})")),
             "t.json: layout: unknown key \"0\" in the layout (valid keys: nodes, groups)");
-  EXPECT_EQ(loadError(v2(R"(, "layout": [])")),
+  EXPECT_EQ(graphLoadError(v2(R"(, "layout": [])")),
             "t.json: layout: expected an object {\"nodes\": {\"<node id>\": [x, y]}, \"groups\": "
             "{\"<group id>\": [x, y]}}, got an empty array");
-  EXPECT_EQ(loadError(v2(R"(, "layout": {"groups": {"1": [0, 0]}})")),
+  EXPECT_EQ(graphLoadError(v2(R"(, "layout": {"groups": {"1": [0, 0]}})")),
             "t.json: layout.groups: key \"1\" is not the id of a group (the graph has 1 groups)");
-  EXPECT_EQ(loadError(v2(R"(, "layout": {"nodes": {"2": [0, 0]}})")),
+  EXPECT_EQ(graphLoadError(v2(R"(, "layout": {"nodes": {"2": [0, 0]}})")),
             "t.json: layout.nodes: key \"2\" is not the id of a node (the graph has 2 nodes)");
-  EXPECT_EQ(loadError(v2(R"(, "layout": {"groups": {"0": [0]}})")),
+  EXPECT_EQ(graphLoadError(v2(R"(, "layout": {"groups": {"0": [0]}})")),
             "t.json: layout.groups.0: expected a position [x, y] of two numbers, got an array");
-  EXPECT_EQ(loadError(v2(R"(, "layout": {"nodes": 3})")),
+  EXPECT_EQ(graphLoadError(v2(R"(, "layout": {"nodes": 3})")),
             "t.json: layout.nodes: expected an object {\"<node id>\": [x, y]}, got the number 3");
   const std::string badFlag =
       R"({"format": "lsrl-graph", "version": 2, "nodes": [{"id": 0, "op": "Input", "dim": 1}],
           "groups": [{"id": 0, "function": "f", "expanded": 1}]})";
-  EXPECT_EQ(loadError(badFlag),
+  EXPECT_EQ(graphLoadError(badFlag),
             "t.json: groups[0].expanded: expected true or false, got the number 1");
 }
 

@@ -1,4 +1,5 @@
-// Helpers shared by the file-format tests: error capture, graph equality, temp dirs.
+// Helpers shared by the file-format tests: error capture (a graph file's load error among
+// them), graph equality, temp dirs.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,11 +14,17 @@
 
 #include "common/error_of.h"
 #include "core/graph/graph.h"
+#include "core/io/graph_file.h"
 #include "core/util/error.h"
 
 namespace lsrl::testing_io {
 
 using testing_common::errorOf;
+
+// The error graphFromString gives for `text` read as "t.json" ("<no error>" if it loads).
+inline std::string graphLoadError(const std::string& text) {
+  return errorOf([&] { graphFromString(text, "t.json"); });
+}
 
 // EXPECT_THAT(text, HasSubstr(part)) without gmock.
 #define EXPECT_CONTAINS(text, part)                                        \

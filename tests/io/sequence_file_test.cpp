@@ -18,7 +18,8 @@ using nlohmann::json;
 using testing_io::errorOf;
 using testing_io::TempDir;
 
-std::string loadError(const std::string& text) {
+// The error sequencesFromString gives for `text` read as "in.json".
+std::string sequenceLoadError(const std::string& text) {
   return errorOf([&] { sequencesFromString(text, "in.json"); });
 }
 
@@ -66,59 +67,59 @@ TEST(SequenceFile, NumbersAreExact) {
 }
 
 TEST(SequenceFile, Errors) {
-  EXPECT_EQ(loadError(R"({"tokens": [[1], [0], [1], [1, 2]]})"),
+  EXPECT_EQ(sequenceLoadError(R"({"tokens": [[1], [0], [1], [1, 2]]})"),
             "in.json: tokens[3]: row has 2 values, expected 1 (the width of tokens[0])");
-  EXPECT_EQ(loadError(R"({"tokens": [[1, 2], [3]]})"),
+  EXPECT_EQ(sequenceLoadError(R"({"tokens": [[1, 2], [3]]})"),
             "in.json: tokens[1]: row has 1 value, expected 2 (the width of tokens[0])");
-  EXPECT_EQ(loadError(R"({"batch": [{"tokens": [[1, 0]]}, {"tokens": [[1]]}]})"),
+  EXPECT_EQ(sequenceLoadError(R"({"batch": [{"tokens": [[1, 0]]}, {"tokens": [[1]]}]})"),
             "in.json: batch[1].tokens[0]: row has 1 value, expected 2 (the width of "
             "batch[0].tokens[0])");
-  EXPECT_EQ(loadError(R"({"tokens": []})"),
+  EXPECT_EQ(sequenceLoadError(R"({"tokens": []})"),
             "in.json: tokens: the sequence is empty; expected at least one token");
-  EXPECT_EQ(loadError(R"({"tokens": [[]]})"),
+  EXPECT_EQ(sequenceLoadError(R"({"tokens": [[]]})"),
             "in.json: tokens[0]: the row is empty; a token has at least one value");
-  EXPECT_EQ(loadError(R"({"batch": []})"),
+  EXPECT_EQ(sequenceLoadError(R"({"batch": []})"),
             "in.json: batch: the batch is empty; expected at least one sequence");
-  EXPECT_EQ(loadError(R"({"batch": [{"tokens": [[1]]}, {}]})"),
+  EXPECT_EQ(sequenceLoadError(R"({"batch": [{"tokens": [[1]]}, {}]})"),
             "in.json: batch[1]: missing key \"tokens\"");
-  EXPECT_EQ(loadError(R"({"batch": [{"tokens": [[1]], "name": "a"}]})"),
+  EXPECT_EQ(sequenceLoadError(R"({"batch": [{"tokens": [[1]], "name": "a"}]})"),
             "in.json: batch[0]: unknown key \"name\" (a batch entry has only \"tokens\")");
-  EXPECT_EQ(loadError(R"({"batch": [[[1]]]})"),
+  EXPECT_EQ(sequenceLoadError(R"({"batch": [[[1]]]})"),
             "in.json: batch[0]: expected an object {\"tokens\": [[...], ...]}, got an array");
-  EXPECT_EQ(loadError(R"({"batch": {"tokens": [[1]]}})"),
+  EXPECT_EQ(sequenceLoadError(R"({"batch": {"tokens": [[1]]}})"),
             "in.json: batch: expected an array of {\"tokens\": [[...], ...]} objects, got an "
             "object");
-  EXPECT_CONTAINS(loadError(R"({"tokens": [[1]], "batch": []})"),
+  EXPECT_CONTAINS(sequenceLoadError(R"({"tokens": [[1]], "batch": []})"),
                   "in.json: has both \"tokens\" and \"batch\"");
-  EXPECT_CONTAINS(loadError(R"({"seed": 1})"), "in.json: missing key \"tokens\"");
-  EXPECT_CONTAINS(loadError(R"([[1, 2], [3, 4]])"),
+  EXPECT_CONTAINS(sequenceLoadError(R"({"seed": 1})"), "in.json: missing key \"tokens\"");
+  EXPECT_CONTAINS(sequenceLoadError(R"([[1, 2], [3, 4]])"),
                   "in.json: expected a JSON object {\"tokens\": [[...], ...]}");
-  EXPECT_EQ(loadError(R"({"tokens": [1, 0, 1]})"),
+  EXPECT_EQ(sequenceLoadError(R"({"tokens": [1, 0, 1]})"),
             "in.json: tokens[0]: expected a row (an array of values), got the number 1; write "
             "[[1], [0]] for tokens of width 1");
-  EXPECT_EQ(loadError(R"({"tokens": "abc"})"),
+  EXPECT_EQ(sequenceLoadError(R"({"tokens": "abc"})"),
             "in.json: tokens: expected an array of tokens (one row of values per token), got the "
             "string \"abc\"");
 }
 
 TEST(SequenceFile, BadValues) {
-  const std::string bad = loadError(R"({"tokens": [[1, "1/+"]]})");
+  const std::string bad = sequenceLoadError(R"({"tokens": [[1, "1/+"]]})");
   EXPECT_CONTAINS(bad, "in.json: tokens[0][1]: cannot parse \"1/+\" at position ");
   EXPECT_CONTAINS(bad, ": expected a number");
-  EXPECT_CONTAINS(loadError(R"({"tokens": [["1/0"]]})"), "in.json: tokens[0][0]: ");
-  EXPECT_CONTAINS(loadError(R"J({"tokens": [["sqrt(-1)"]]})J"), "in.json: tokens[0][0]: ");
-  EXPECT_CONTAINS(loadError(R"({"tokens": [["inf"]]})"),
+  EXPECT_CONTAINS(sequenceLoadError(R"({"tokens": [["1/0"]]})"), "in.json: tokens[0][0]: ");
+  EXPECT_CONTAINS(sequenceLoadError(R"J({"tokens": [["sqrt(-1)"]]})J"), "in.json: tokens[0][0]: ");
+  EXPECT_CONTAINS(sequenceLoadError(R"({"tokens": [["inf"]]})"),
                   "in.json: tokens[0][0]: cannot parse \"inf\"");
-  EXPECT_CONTAINS(loadError(R"({"tokens": [["nan"]]})"),
+  EXPECT_CONTAINS(sequenceLoadError(R"({"tokens": [["nan"]]})"),
                   "in.json: tokens[0][0]: cannot parse \"nan\"");
-  EXPECT_EQ(loadError(R"({"tokens": [[1e999]]})"),
+  EXPECT_EQ(sequenceLoadError(R"({"tokens": [[1e999]]})"),
             "in.json: line 1, column 14: the number 1e999 is out of range (JSON numbers must be "
             "finite doubles; where exact values are accepted, such as matrix entries, write it "
             "as a string: \"1e999\")");
-  EXPECT_EQ(loadError(R"({"tokens": [[true]]})"),
+  EXPECT_EQ(sequenceLoadError(R"({"tokens": [[true]]})"),
             "in.json: tokens[0][0]: expected a number or a scalar string such as \"1/3\" or "
             "\"sqrt(2)\", got true");
-  EXPECT_CONTAINS(loadError("{\"tokens\": [[1, 2],\n [3,"),
+  EXPECT_CONTAINS(sequenceLoadError("{\"tokens\": [[1, 2],\n [3,"),
                   "in.json: line 2, column 5: malformed JSON");
   // In-memory documents can hold non-finite doubles.
   json d = {{"tokens", json::array({json::array({std::numeric_limits<double>::quiet_NaN()})})}};

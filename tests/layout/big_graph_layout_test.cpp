@@ -21,6 +21,7 @@
 namespace lsrl {
 namespace {
 
+using testing_layout::applyLayout;
 using testing_layout::firstOverlap;
 using testing_layout::reluReading;
 using testing_layout::visibleBoxes;
@@ -74,14 +75,9 @@ double secondsOf(F&& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void apply(Graph& g, const LayoutResult& r) {
-  g.layout() = r.nodes;
-  g.groupLayout() = r.groups;
-}
-
 TEST(LayeredLayout, PlacesEveryBoxApartWithEdgesPointingRight) {
   Graph g = fan();
-  apply(g, layeredLayout(g));
+  applyLayout(g, layeredLayout(g));
   EXPECT_EQ(g.layout().size(), g.nodeCount());
   EXPECT_EQ(firstOverlap(visibleBoxes(g)), "");
   for (const Node& n : g.nodes())
@@ -93,7 +89,7 @@ TEST(LayeredLayout, CutsACrowdedLayerIntoColumnsOfTwoRootNBoxes) {
   Graph g;
   const NodeId x = g.addInput(1, "x");
   for (int i = 0; i < 10000; ++i) g.addReLU(x);
-  apply(g, layeredLayout(g));
+  applyLayout(g, layeredLayout(g));
   std::map<double, int> perColumn;
   for (const auto& [id, p] : g.layout()) ++perColumn[p.x];
   const auto cap = static_cast<int>(2 * std::sqrt(10001.0));

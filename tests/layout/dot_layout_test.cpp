@@ -20,6 +20,7 @@
 namespace lsrl {
 namespace {
 
+using testing_layout::applyLayout;
 using testing_layout::firstOverlap;
 using testing_layout::reluReading;
 using testing_layout::visibleBoxes;
@@ -31,11 +32,6 @@ Graph sugarGraph() {
   Var y = f_ifelse(c, x, 1 - x);
   g.setOutput(ReLU(y).id());
   return g;
-}
-
-void apply(Graph& g, const LayoutResult& r) {
-  g.layout() = r.nodes;
-  g.groupLayout() = r.groups;
 }
 
 // Every visible item is placed, inside the first quadrant (origin top-left), without
@@ -64,7 +60,7 @@ void expectGoodLayout(const Graph& g) {
 
 TEST(DotLayout, CollapsedSugarGraph) {
   Graph g = sugarGraph();
-  apply(g, dotLayout(g));
+  applyLayout(g, dotLayout(g));
   expectGoodLayout(g);
   // Hidden members sit around their group's box.
   const VisibleGraph vg = visibleGraph(g);
@@ -81,7 +77,7 @@ TEST(DotLayout, ExpandedGroupsAndEmptyGraph) {
   Graph g = sugarGraph();
   for (GroupId id = 0; id < static_cast<GroupId>(g.groups().size()); ++id)
     g.mutableGroup(id).expanded = true;
-  apply(g, dotLayout(g));
+  applyLayout(g, dotLayout(g));
   expectGoodLayout(g);
   EXPECT_TRUE(g.groupLayout().empty());
   const LayoutResult none = dotLayout(Graph());
@@ -132,12 +128,12 @@ TEST(DotLayout, Tok2tokTimedAndFromWorkerThreads) {
   }
   EXPECT_EQ(fromThreadB.nodes.size(), expanded.nodes.size());
   Graph c = g;
-  apply(c, collapsed);
+  applyLayout(c, collapsed);
   {
     SCOPED_TRACE("collapsed");
     expectGoodLayout(c);
   }
-  apply(open, expanded);
+  applyLayout(open, expanded);
   {
     SCOPED_TRACE("expanded");
     expectGoodLayout(open);

@@ -1,4 +1,4 @@
-// Helpers for the layout tests: item boxes and their overlaps.
+// Helpers for the layout tests: item boxes and their overlaps, layouts applied to graphs.
 #pragma once
 
 #include <map>
@@ -6,10 +6,17 @@
 #include <vector>
 
 #include "app/layout/item_size.h"
+#include "app/layout/layout_result.h"
 #include "app/layout/visible_graph.h"
 #include "core/graph/graph.h"
 
 namespace lsrl::testing_layout {
+
+// Stores `r`'s node and group positions as g's layouts.
+inline void applyLayout(Graph& g, const LayoutResult& r) {
+  g.layout() = r.nodes;
+  g.groupLayout() = r.groups;
+}
 
 struct PlacedBox {
   std::string what;

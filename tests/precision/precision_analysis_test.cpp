@@ -11,38 +11,38 @@
 namespace lsrl {
 namespace {
 
-const ValueRange kTokens = ValueRange::grid(Exact(0), Exact(9), 0, 1);
+const ValueRange kTokenRange = ValueRange::grid(Exact(0), Exact(9), 0, 1);
 
 TEST(ValueRange, GridsFollowAffineMapsReluAndProducts) {
   // token − 5/2: on 1/2 + Z, from −5/2 to 13/2; the least value above 0 is 1/2.
-  const ValueRange shifted = affine({{Exact(1), &kTokens}}, Exact::rational(-5, 2));
+  const ValueRange shifted = affine({{Exact(1), &kTokenRange}}, Exact::rational(-5, 2));
   EXPECT_EQ(shifted.lo, Exact::rational(-5, 2));
   EXPECT_EQ(shifted.hi, Exact::rational(13, 2));
   ASSERT_TRUE(shifted.onGrid);
   EXPECT_EQ(shifted.step, 1);
   EXPECT_EQ(*shifted.smallestPositive(), Exact::rational(1, 2));
   EXPECT_EQ(*shifted.largestNonPositive(), Exact::rational(-1, 2));
-  EXPECT_EQ(*kTokens.largestNonPositive(), Exact(0));
+  EXPECT_EQ(*kTokenRange.largestNonPositive(), Exact(0));
   EXPECT_EQ(shifted.describe(), "[-5/2, 13/2] on 1/2 + 1·Z");
   // 2·token + 3·token' is on Z (gcd 1), 2·token + 4·token' on 2Z.
-  EXPECT_EQ(affine({{Exact(2), &kTokens}, {Exact(4), &kTokens}}, Exact(0)).step, 2);
-  EXPECT_EQ(affine({{Exact(2), &kTokens}, {Exact(3), &kTokens}}, Exact(0)).step, 1);
+  EXPECT_EQ(affine({{Exact(2), &kTokenRange}, {Exact(4), &kTokenRange}}, Exact(0)).step, 2);
+  EXPECT_EQ(affine({{Exact(2), &kTokenRange}, {Exact(3), &kTokenRange}}, Exact(0)).step, 1);
   // ReLU adds 0 to the set: {−1/2, 1/2, ...} becomes {0, 1/2, 1, ...}.
   const ValueRange r = relu(shifted);
   EXPECT_EQ(r.lo, Exact(0));
   EXPECT_EQ(r.step, mpq_class(1, 2));
   // A continuous term makes the sum continuous; its bounds stay sound.
   const ValueRange unit = ValueRange::interval(Exact(0), Exact(1));
-  const ValueRange mixed = affine({{Exact(1), &kTokens}, {Exact(-2), &unit}}, Exact(0));
+  const ValueRange mixed = affine({{Exact(1), &kTokenRange}, {Exact(-2), &unit}}, Exact(0));
   EXPECT_FALSE(mixed.onGrid);
   EXPECT_EQ(mixed.lo, Exact(-2));
   EXPECT_FALSE(mixed.smallestPositive());
   EXPECT_FALSE(mixed.largestNonPositive());  // continuous across 0
-  EXPECT_FALSE(affine({{Exact(1), &kTokens}}, Exact(1)).largestNonPositive());  // all > 0
+  EXPECT_FALSE(affine({{Exact(1), &kTokenRange}}, Exact(1)).largestNonPositive());  // all > 0
   // Products of {0, 1} and tokens stay on Z; the bounds are the corner products.
   const ValueRange bit = ValueRange::grid(Exact(0), Exact(1), 0, 1);
   EXPECT_TRUE(bit.isBoolean());
-  const ValueRange p = product(bit, kTokens);
+  const ValueRange p = product(bit, kTokenRange);
   EXPECT_EQ(p.hi, Exact(9));
   EXPECT_EQ(p.step, 1);
   EXPECT_EQ(rationalGcd(mpq_class(3, 4), mpq_class(1, 6)), mpq_class(1, 12));

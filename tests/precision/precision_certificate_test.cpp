@@ -21,11 +21,11 @@ Certificate certify(const Graph& g, const InputDomain& d, Precision p) {
   return certifyPrecision(g, analyseDomain(g, d), d, p);
 }
 
-const InputDomain kTokens{Exact(0), Exact(9), mpq_class(1), 160};
+const InputDomain kTokenDomain{Exact(0), Exact(9), mpq_class(1), 160};
 
 TEST(MarginCertificate, ThePapersConstantsAreNotCertifiedInFp32AndTheFailureIsNamed) {
   const Graph built = buildProgram("tok2tok", {{"L", "3"}, {"conditional", "direct"}});
-  const Certificate c = certify(built, kTokens, Precision::Fp32);
+  const Certificate c = certify(built, kTokenDomain, Precision::Fp32);
   EXPECT_FALSE(c.safe);
   ASSERT_TRUE(c.failing);
   EXPECT_NE(c.failing->label.find("(node "), std::string::npos) << c.failing->label;
@@ -33,14 +33,14 @@ TEST(MarginCertificate, ThePapersConstantsAreNotCertifiedInFp32AndTheFailureIsNa
   EXPECT_NE(c.summary().find("not certified in fp32"), std::string::npos) << c.summary();
   EXPECT_NE(c.summary().find(c.failing->label), std::string::npos) << c.summary();
   // float64 as built too (measured: 199 of 200 dictionaries wrong, docs/precision.md).
-  EXPECT_FALSE(certify(built, kTokens, Precision::Float64).safe);
+  EXPECT_FALSE(certify(built, kTokenDomain, Precision::Float64).safe);
 }
 
 TEST(MarginCertificate, FittedConstantsAreCertifiedInFloat64) {
   for (const char* variant : {"direct", "optimized", "multiplicative"}) {
     const Graph built = buildProgram("tok2tok", {{"L", "3"}, {"conditional", variant}});
-    const ConstantFit fit = fitConstants(built, kTokens, Precision::Float64);
-    const Certificate c = certify(fit.graph, kTokens, Precision::Float64);
+    const ConstantFit fit = fitConstants(built, kTokenDomain, Precision::Float64);
+    const Certificate c = certify(fit.graph, kTokenDomain, Precision::Float64);
     EXPECT_TRUE(c.safe) << variant << ": " << c.summary();
     EXPECT_TRUE(c.outputOnGrid);
     EXPECT_DOUBLE_EQ(c.outputMargin, 0.5);
@@ -54,9 +54,9 @@ TEST(MarginCertificate, FittedForFp32TokensAreComputedExactly) {
   // (exact_counter.h): no value the fp32 compile computes is ever rounded.
   for (const char* variant : {"direct", "step_optimized", "multiplicative_optimized"}) {
     const Graph built = buildProgram("tok2tok", {{"L", "3"}, {"conditional", variant}});
-    const ConstantFit fit = fitConstants(built, kTokens, Precision::Fp32);
+    const ConstantFit fit = fitConstants(built, kTokenDomain, Precision::Fp32);
     EXPECT_EQ(fit.rewritten.size(), 2u) << variant;  // tok2tok's two counters
-    const Certificate c = certify(fit.graph, kTokens, Precision::Fp32);
+    const Certificate c = certify(fit.graph, kTokenDomain, Precision::Fp32);
     EXPECT_TRUE(c.safe) << variant << ": " << c.summary();
     EXPECT_EQ(c.outputError, 0) << variant;
   }
@@ -135,7 +135,7 @@ TEST(MarginCertificate, RefusesExactAndAnAnalysisOfAnotherGraph) {
 
 TEST(MarginCertificate, JsonRecordsTheVerdictAndTheFailingConstruct) {
   const Graph built = buildProgram("tok2tok", {{"L", "3"}, {"conditional", "optimized"}});
-  const nlohmann::json j = certificateJson(certify(built, kTokens, Precision::Fp32));
+  const nlohmann::json j = certificateJson(certify(built, kTokenDomain, Precision::Fp32));
   EXPECT_EQ(j["format"], "fp32");
   EXPECT_EQ(j["safe"], false);
   ASSERT_TRUE(j.contains("failing"));

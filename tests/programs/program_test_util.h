@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,13 @@
 #include "core/graph/graph.h"
 
 namespace lsrl::testing_programs {
+
+// tests/data/reference_cases.json: the golden cases from the paper authors' implementation.
+inline nlohmann::json referenceCases() {
+  std::ifstream in(std::string(LSRL_TEST_DATA_DIR) + "/reference_cases.json");
+  EXPECT_TRUE(in.good()) << "missing tests/data/reference_cases.json";
+  return nlohmann::json::parse(in);
+}
 
 inline FloatSequence toFloat(const ExactSequence& xs) {
   FloatSequence out;

@@ -4,23 +4,18 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "common/error_of.h"
 #include "core/util/error.h"
+#include "tests/programs/program_test_util.h"
 
 namespace lsrl {
 namespace {
 
 using testing_common::errorOf;
-
-nlohmann::json referenceCases() {
-  std::ifstream in(std::string(LSRL_TEST_DATA_DIR) + "/reference_cases.json");
-  EXPECT_TRUE(in.good()) << "missing tests/data/reference_cases.json";
-  return nlohmann::json::parse(in);
-}
+using testing_programs::referenceCases;
 
 TEST(Random, RawOutputIsPortable) {
   // std::mt19937_64 is fully specified: the 10000th output of the default seed is

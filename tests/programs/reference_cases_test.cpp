@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,12 +18,6 @@ namespace lsrl {
 namespace {
 
 using namespace testing_programs;
-
-nlohmann::json referenceCases() {
-  std::ifstream in(std::string(LSRL_TEST_DATA_DIR) + "/reference_cases.json");
-  EXPECT_TRUE(in.good()) << "missing tests/data/reference_cases.json";
-  return nlohmann::json::parse(in);
-}
 
 FloatSequence rows(const nlohmann::json& j) {
   FloatSequence out;

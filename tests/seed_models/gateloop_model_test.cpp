@@ -9,6 +9,7 @@
 #include <numbers>
 
 #include "common/expect_error.h"
+#include "common/temp_path.h"
 #include "core/seed_models/gateloop.h"
 
 namespace lsrl::seed_models {
@@ -16,10 +17,7 @@ namespace {
 
 using nlohmann::json;
 using testing_common::expectError;
-
-std::string tempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("lsrl_gateloop_" + name)).string();
-}
+using testing_common::tempPath;
 
 TEST(GateLoopConfig, DefaultsAreSmallAndRoundTrip) {
   const GateLoopConfig c;
@@ -229,7 +227,7 @@ TEST(GateLoopModel, SaveLoadRoundTripIsBitIdentical) {
   c.seed = 17;
   c.dh = 4;
   const GateLoopModel m(c);
-  const std::string path = tempPath("roundtrip.safetensors");
+  const std::string path = tempPath("lsrl_gateloop_", "roundtrip.safetensors");
   m.save(path);
   const GateLoopModel back = GateLoopModel::load(path);
   EXPECT_EQ(back.config(), m.config());
@@ -240,7 +238,7 @@ TEST(GateLoopModel, SaveLoadRoundTripIsBitIdentical) {
 }
 
 TEST(GateLoopModel, LoadErrorsNameTheFile) {
-  const std::string path = tempPath("bad.safetensors");
+  const std::string path = tempPath("lsrl_gateloop_", "bad.safetensors");
   saveWeights(path, "mingru", json::object(), {filled("w", {1}, 0)});
   expectError([&] { GateLoopModel::load(path); }, path, "not gateloop");
   saveWeights(path, "gateloop", {{"d_model", 0}}, {});

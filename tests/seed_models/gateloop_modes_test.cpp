@@ -15,12 +15,12 @@ namespace lsrl::seed_models {
 namespace {
 
 using testing_common::expectError;
-constexpr double kTol = 1e-6;  // the spec's values are rounded to 6 decimals
+constexpr double kGateLoopSpecTol = 1e-6;  // the spec's values are rounded to 6 decimals
 const Complex I(0, 1);
 
-void expectNear(Complex got, Complex want, const std::string& what) {
-  EXPECT_NEAR(got.real(), want.real(), kTol) << what;
-  EXPECT_NEAR(got.imag(), want.imag(), kTol) << what;
+void expectComplexNear(Complex got, Complex want, const std::string& what) {
+  EXPECT_NEAR(got.real(), want.real(), kGateLoopSpecTol) << what;
+  EXPECT_NEAR(got.imag(), want.imag(), kGateLoopSpecTol) << what;
 }
 
 // G1: max-headed, 2 channels (heads = 2, d_h = 1), T = 3; inputs laid out [T][channel].
@@ -68,7 +68,7 @@ TEST(GateLoopOperator, G1TransitionsFromPreActivations) {
   const GateLoopInputs in = g1();
   const Complex want[6] = {0.5, 0.8 * I, 0.75, 0.8 * I, 0.5, -0.25};
   for (size_t i = 0; i < 6; ++i) {
-    expectNear(std::exp(in.logA[i]), want[i], "a " + std::to_string(i));
+    expectComplexNear(std::exp(in.logA[i]), want[i], "a " + std::to_string(i));
     EXPECT_LT(std::abs(std::exp(in.logA[i])), 1.0);
   }
 }
@@ -78,18 +78,20 @@ TEST(GateLoopOperator, G1EveryModeMatchesTheTable) {
     const std::vector<Complex> y = gateLoopRun(g1(), mode);
     ASSERT_EQ(y.size(), kG1Y.size());
     for (size_t i = 0; i < y.size(); ++i)
-      expectNear(y[i], kG1Y[i], std::string(gateLoopModeName(mode)) + " y " + std::to_string(i));
+      expectComplexNear(y[i], kG1Y[i],
+                        std::string(gateLoopModeName(mode)) + " y " + std::to_string(i));
   }
   // h_n (d_h = 1: the state is y / q): channel 1 (1, −1.25, −0.625), channel 2 as y.
   std::vector<Complex> states;
   gateLoopRecurrent(g1(), &states);
   ASSERT_EQ(states.size(), 6u);
-  expectNear(states[4], -0.625, "h_3 channel 1");
-  expectNear(states[5], 0.375 - 0.4 * I, "h_3 channel 2");
+  expectComplexNear(states[4], -0.625, "h_3 channel 1");
+  expectComplexNear(states[5], 0.375 - 0.4 * I, "h_3 channel 2");
   // Prefix products π_n = exp(L_n).
   const std::vector<Complex> L = gateLoopPrefixLog(g1());
   const Complex pi[6] = {0.5, 0.8 * I, 0.375, -0.64, 0.1875, 0.16};
-  for (size_t i = 0; i < 6; ++i) expectNear(std::exp(L[i]), pi[i], "pi " + std::to_string(i));
+  for (size_t i = 0; i < 6; ++i)
+    expectComplexNear(std::exp(L[i]), pi[i], "pi " + std::to_string(i));
 }
 
 TEST(GateLoopOperator, G1SurrogateAttentionOfChannel2) {
@@ -98,7 +100,7 @@ TEST(GateLoopOperator, G1SurrogateAttentionOfChannel2) {
     gateLoopAttention(g1(), domain, &A);
     ASSERT_EQ(A.size(), 2u * 9u);  // [heads][T][T]
     const Complex want[9] = {1, 0, 0, 0.8 * I, 0.5, 0, -0.2 * I, -0.125, 1};
-    for (size_t i = 0; i < 9; ++i) expectNear(A[9 + i], want[i], "A " + std::to_string(i));
+    for (size_t i = 0; i < 9; ++i) expectComplexNear(A[9 + i], want[i], "A " + std::to_string(i));
   }
 }
 
@@ -115,13 +117,13 @@ TEST(GateLoopOperator, G1ScanOperatorIsAssociativeOnChannel2) {
   const GateLoopElement x1 = gateLoopLeaf(c2, 0), x2 = gateLoopLeaf(c2, 1),
                         x3 = gateLoopLeaf(c2, 2);
   const GateLoopElement x23 = gateLoopCombine(x2, x3, 1);
-  expectNear(x23.A[0], -0.2 * I, "x2•x3 A");
-  expectNear(x23.B[0], 0.375, "x2•x3 B");
+  expectComplexNear(x23.A[0], -0.2 * I, "x2•x3 A");
+  expectComplexNear(x23.B[0], 0.375, "x2•x3 B");
   const GateLoopElement right = gateLoopCombine(x1, x23, 1);
   const GateLoopElement left = gateLoopCombine(gateLoopCombine(x1, x2, 1), x3, 1);
   for (const GateLoopElement& e : {right, left}) {
-    expectNear(e.A[0], 0.16, "π_3");
-    expectNear(e.B[0], 0.375 - 0.4 * I, "h_3");
+    expectComplexNear(e.A[0], 0.16, "π_3");
+    expectComplexNear(e.B[0], 0.375 - 0.4 * I, "h_3");
   }
 }
 
@@ -130,7 +132,8 @@ TEST(GateLoopOperator, G2EveryModeMatchesTheTable) {
     const std::vector<Complex> y = gateLoopRun(g2(), mode);
     ASSERT_EQ(y.size(), kG2Y.size());
     for (size_t i = 0; i < y.size(); ++i)
-      expectNear(y[i], kG2Y[i], std::string(gateLoopModeName(mode)) + " y " + std::to_string(i));
+      expectComplexNear(y[i], kG2Y[i],
+                        std::string(gateLoopModeName(mode)) + " y " + std::to_string(i));
   }
   for (const bool scan : {false, true}) {
     std::vector<Complex> H;
@@ -140,15 +143,16 @@ TEST(GateLoopOperator, G2EveryModeMatchesTheTable) {
       gateLoopRecurrent(g2(), &H);
     ASSERT_EQ(H.size(), 12u);  // [T][1][2][2]
     const Complex want[12] = {1, 2, 0, 0, 0.5, 2, 0, 1, 0.4 * I, 1.6 * I, 2, -1.75};
-    for (size_t i = 0; i < 12; ++i) expectNear(H[i], want[i], "H " + std::to_string(i));
+    for (size_t i = 0; i < 12; ++i) expectComplexNear(H[i], want[i], "H " + std::to_string(i));
   }
   const std::vector<Complex> L = gateLoopPrefixLog(g2());
   const Complex pi[6] = {0.5, 0.5 * I, 0.25, -0.25 * I, 0.2 * I, -0.0625 * I};
-  for (size_t i = 0; i < 6; ++i) expectNear(std::exp(L[i]), pi[i], "pi " + std::to_string(i));
+  for (size_t i = 0; i < 6; ++i)
+    expectComplexNear(std::exp(L[i]), pi[i], "pi " + std::to_string(i));
   std::vector<Complex> A;
   gateLoopAttention(g2(), GateLoopDomain::Log, &A);
   const Complex want[9] = {1, 0, 0, 0, 1, 0, 0.4 * I, 0.25 + 0.8 * I, 2};
-  for (size_t i = 0; i < 9; ++i) expectNear(A[i], want[i], "A " + std::to_string(i));
+  for (size_t i = 0; i < 9; ++i) expectComplexNear(A[i], want[i], "A " + std::to_string(i));
 }
 
 // Random inputs: a from random pre-activations (so |a| < 1), q, k, v standard normal.

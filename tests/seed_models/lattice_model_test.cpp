@@ -8,16 +8,14 @@
 #include <nlohmann/json.hpp>
 
 #include "common/expect_error.h"
+#include "common/temp_path.h"
 #include "core/seed_models/lattice.h"
 
 namespace lsrl::seed_models {
 namespace {
 
 using testing_common::expectError;
-
-std::string tempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("lsrl_lattice_" + name)).string();
-}
+using testing_common::tempPath;
 
 LatticeConfig directConfig(int heads = 1) {
   LatticeConfig c;
@@ -267,7 +265,7 @@ TEST(LatticeModel, SaveLoadRoundTripIsBitIdentical) {
   c.seed = 12;
   const LatticeModel model(c);
   EXPECT_EQ(model.outputWidth(), 4);
-  const std::string path = tempPath("roundtrip.safetensors");
+  const std::string path = tempPath("lsrl_lattice_", "roundtrip.safetensors");
   model.save(path);
   const LatticeModel again = LatticeModel::load(path);
   EXPECT_EQ(again.config(), model.config());
@@ -295,7 +293,7 @@ TEST(LatticeModel, WeightShapeAndFileErrors) {
   w[0].shape = {1, 3, 2};
   w[0].data.resize(6);
   // A file whose config and tensors disagree names the file and the tensor.
-  const std::string path = tempPath("bad.safetensors");
+  const std::string path = tempPath("lsrl_lattice_", "bad.safetensors");
   saveWeights(path, "lattice", c.toJson(), w);
   expectError([&] { LatticeModel::load(path); }, path, "\"w_k\" is [1, 3, 2]");
   saveWeights(path, "lattice", {{"mode", "nope"}}, w);

@@ -8,10 +8,13 @@
 #include <cmath>
 
 #include "common/expect_error.h"
+#include "common/vector_compare.h"
 #include "core/seed_models/lattice_demos.h"
 
 namespace lsrl::seed_models {
 namespace {
+
+using testing_common::expectNear;
 
 constexpr double kVec = 1e-6;  // the spec's numbers are rounded to 6 decimals
 
@@ -32,10 +35,6 @@ LatticeOptions options(LatticeMode mode, LatticeVariant variant = LatticeVariant
 void expectNear(const double* got, const Vector& want, double tol, const std::string& what) {
   for (size_t j = 0; j < want.size(); ++j)
     EXPECT_NEAR(got[j], want[j], tol) << what << "[" << j << "]";
-}
-void expectNear(const Vector& got, const Vector& want, double tol, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  expectNear(got.data(), want, tol, what);
 }
 
 // Runs the spec's three tokens and checks S_t's slots (and y_t where given).

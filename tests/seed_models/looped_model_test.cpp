@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/expect_error.h"
+#include "common/temp_path.h"
+#include "common/vector_compare.h"
 #include "core/seed_models/looped.h"
 
 namespace lsrl::seed_models {
@@ -16,18 +18,8 @@ namespace {
 
 using nlohmann::json;
 using testing_common::expectError;
-
-std::string tempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("lsrl_looped_" + name)).string();
-}
-
-double maxDiff(const Sequence& a, const Sequence& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double d = 0;
-  for (size_t n = 0; n < a.size(); ++n)
-    for (size_t i = 0; i < a[n].size(); ++i) d = std::max(d, std::abs(a[n][i] - b[n][i]));
-  return d;
-}
+using testing_common::maxDiff;
+using testing_common::tempPath;
 
 std::vector<Tensor> withTensor(std::vector<Tensor> w, const std::string& name, double value) {
   for (Tensor& t : w)
@@ -319,7 +311,7 @@ TEST(LoopedModel, SaveLoadRoundTripIsBitIdentical) {
   c.inject = true;
   c.qkvoBias = true;
   const LoopedModel m(c);
-  const std::string path = tempPath("roundtrip.safetensors");
+  const std::string path = tempPath("lsrl_looped_", "roundtrip.safetensors");
   m.save(path);
   const LoopedModel back = LoopedModel::load(path);
   EXPECT_EQ(back.config(), m.config());
@@ -335,7 +327,7 @@ TEST(LoopedModel, SaveLoadRoundTripIsBitIdentical) {
 }
 
 TEST(LoopedModel, LoadErrorsNameTheFile) {
-  const std::string path = tempPath("bad.safetensors");
+  const std::string path = tempPath("lsrl_looped_", "bad.safetensors");
   saveWeights(path, "mingru", json::object(), {filled("w", {1}, 0)});
   expectError([&] { LoopedModel::load(path); }, path, "not looped");
   saveWeights(path, "looped", {{"d", 0}}, {});

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/expect_error.h"
+#include "common/temp_path.h"
+#include "common/vector_compare.h"
 #include "core/seed_models/mingru.h"
 #include "core/seed_models/minlstm.h"
 
@@ -18,10 +20,8 @@ namespace {
 
 using nlohmann::json;
 using testing_common::expectError;
-
-std::string tempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("lsrl_min_" + name)).string();
-}
+using testing_common::maxDiff;
+using testing_common::tempPath;
 
 // Both cells from one config, for the tests that hold for either.
 std::vector<std::unique_ptr<MinRnnModel>> bothModels(const MinRnnConfig& c = {}) {
@@ -29,14 +29,6 @@ std::vector<std::unique_ptr<MinRnnModel>> bothModels(const MinRnnConfig& c = {})
   out.push_back(std::make_unique<MinGruModel>(c));
   out.push_back(std::make_unique<MinLstmModel>(c));
   return out;
-}
-
-double maxDiff(const Sequence& a, const Sequence& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double d = 0;
-  for (size_t t = 0; t < a.size() && t < b.size(); ++t)
-    for (size_t i = 0; i < a[t].size(); ++i) d = std::max(d, std::abs(a[t][i] - b[t][i]));
-  return d;
 }
 
 TEST(MinRnnConfig, DefaultsAreSmallAndRoundTrip) {
@@ -287,7 +279,8 @@ TEST(MinRnnModel, SaveLoadRoundTripIsBitIdentical) {
   c.mode = MinRnnMode::Parallel;
   const MinGruModel gru(c);
   const MinLstmModel lstm(c);
-  const std::string pg = tempPath("gru.safetensors"), pl = tempPath("lstm.safetensors");
+  const std::string pg = tempPath("lsrl_min_", "gru.safetensors"),
+                    pl = tempPath("lsrl_min_", "lstm.safetensors");
   gru.save(pg);
   saveSeedModel(lstm, pl);
   const MinGruModel gru2 = MinGruModel::load(pg);

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "common/expect_error.h"
+#include "common/vector_compare.h"
 #include "core/seed_models/mingru.h"
 #include "core/seed_models/minlstm.h"
 
@@ -15,29 +16,17 @@ namespace lsrl::seed_models {
 namespace {
 
 using testing_common::expectError;
+using testing_common::expectNear;
+using testing_common::maxDiff;
 
 constexpr double kSpec = 1e-6;    // the spec's values are rounded to 6 decimals
 constexpr double kModes = 1e-10;  // the acceptance property, float64
 const double ln3 = std::log(3.0), ln4 = std::log(4.0);
 
-void expectNear(const std::vector<double>& got, const std::vector<double>& want, double tol,
-                const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i)
-    EXPECT_NEAR(got[i], want[i], tol) << what << " [" << i << "]";
-}
-
 std::vector<double> expOf(const std::vector<double>& xs) {
   std::vector<double> out;
   for (const double x : xs) out.push_back(std::exp(x));
   return out;
-}
-
-double maxDiff(const std::vector<double>& a, const std::vector<double>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double d = 0;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
-  return d;
 }
 
 // §6.3 shared setup: d_h = 2, T = 3, h_0 = (0, 1), candidate pre-activations ĥ.

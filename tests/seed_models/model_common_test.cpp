@@ -9,14 +9,13 @@
 #include <nlohmann/json.hpp>
 
 #include "common/expect_error.h"
+#include "common/temp_path.h"
 #include "core/io/safetensors.h"
 
 namespace lsrl::seed_models {
 namespace {
 
-std::string tempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("lsrl_models_" + name)).string();
-}
+using testing_common::tempPath;
 
 TEST(ModelRng, IsDeterministicAndRoughlyStandardNormal) {
   Rng a(7), b(7), c(8);
@@ -44,7 +43,7 @@ TEST(ModelRng, IsDeterministicAndRoughlyStandardNormal) {
 TEST(ModelWeights, RoundTripWithConfigAndShapeChecks) {
   Rng rng(3);
   const std::vector<Tensor> tensors = {randomNormal(rng, "w", {2, 3}, 0.5), filled("b", {3}, 0.25)};
-  const std::string path = tempPath("weights.safetensors");
+  const std::string path = tempPath("lsrl_models_", "weights.safetensors");
   saveWeights(path, "mingru", {{"d", 3}}, tensors);
   const LoadedWeights w = loadWeights(path, "mingru");
   EXPECT_EQ(w.config["d"], 3);

@@ -5,9 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModel>
-#include <QApplication>
 #include <QElapsedTimer>
-#include <QFileInfo>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
@@ -30,15 +28,7 @@ namespace lsrl::studio {
 namespace {
 
 using test::examplePath;
-
-// Shown first, so that layouts are in effect when grabbed.
-void saveScreenshot(QWidget& widget, const QString& name) {
-  widget.show();
-  // Widgets added to a shown parent are shown from the event loop.
-  QApplication::processEvents();
-  const QString path = test::saveScreenshot(widget, name);
-  EXPECT_TRUE(QFileInfo::exists(path)) << path.toStdString();
-}
+using test::showAndSaveScreenshot;
 
 ItemRef nodeRef(NodeId id) { return ItemRef{ItemRef::Kind::Node, id}; }
 
@@ -75,7 +65,7 @@ TEST(PropertiesPanel, EditsAMatrixEntryExactlyWithUndoAndRedo) {
   EXPECT_EQ(doc.graph().node(kOutputLinear).A.at(0, 1), Exact::rational(1, 3));
   EXPECT_EQ(cellText(model, 0, 1), QStringLiteral("1/3"));
   EXPECT_EQ(doc.undoStack()->count(), steps + 1);
-  saveScreenshot(panel, QStringLiteral("panels_properties_one_third"));
+  showAndSaveScreenshot(panel, QStringLiteral("panels_properties_one_third"));
 
   doc.undoStack()->undo();
   EXPECT_EQ(doc.graph().node(kOutputLinear).A.at(0, 1), before);
@@ -121,7 +111,7 @@ TEST(PropertiesPanel, RefusesAMalformedValueWithAMessage) {
   EXPECT_EQ(doc.undoStack()->count(), steps);
   EXPECT_EQ(doc.toText(), fileBefore);
   EXPECT_EQ(cellText(model, 0, 1), QStringLiteral("-1"));
-  saveScreenshot(panel, QStringLiteral("panels_properties_rejected"));
+  showAndSaveScreenshot(panel, QStringLiteral("panels_properties_rejected"));
 
   // The next accepted edit clears the message.
   ASSERT_TRUE(model->setData(model->index(0, 1), QStringLiteral("-1e10")));
@@ -136,7 +126,7 @@ TEST(PropertiesPanel, ShowsGroupsManyItemsNothingAndFollowsRemovals) {
   panel.resize(520, 420);
   // The f_larger group (id 1) of more_ones.
   panel.showSelection({ItemRef{ItemRef::Kind::Group, 1}});
-  saveScreenshot(panel, QStringLiteral("panels_properties_group"));
+  showAndSaveScreenshot(panel, QStringLiteral("panels_properties_group"));
   const bool expandedBefore = doc.graph().groups()[1].expanded;
   bool clicked = false;
   for (QPushButton* b : panel.findChildren<QPushButton*>()) {
@@ -156,13 +146,13 @@ TEST(PropertiesPanel, ShowsGroupsManyItemsNothingAndFollowsRemovals) {
   }
   EXPECT_EQ(panel.matrixEditor(Field::init)->shapeText(),
             QStringLiteral("init: vector of 1 (0 non-zero)"));
-  saveScreenshot(panel, QStringLiteral("panels_properties_linstate"));
+  showAndSaveScreenshot(panel, QStringLiteral("panels_properties_linstate"));
 
   panel.showSelection({nodeRef(1), nodeRef(2)});
   EXPECT_EQ(panel.matrixEditor(Field::A), nullptr);
-  saveScreenshot(panel, QStringLiteral("panels_properties_many"));
+  showAndSaveScreenshot(panel, QStringLiteral("panels_properties_many"));
   panel.showSelection({});
-  saveScreenshot(panel, QStringLiteral("panels_properties_nothing"));
+  showAndSaveScreenshot(panel, QStringLiteral("panels_properties_nothing"));
 
   // Deleting the selected node clears the panel (its id now names nothing).
   panel.showSelection({nodeRef(kOutputLinear)});
@@ -192,7 +182,7 @@ TEST(PropertiesPanel, RenamesDisconnectsAndSetsTheOutput) {
   disconnect->click();
   EXPECT_EQ(doc.graph().node(kOutputLinear).inputs, (std::vector<NodeId>{kNoNode}));
   EXPECT_FALSE(panel.problemsText().isEmpty());
-  saveScreenshot(panel, QStringLiteral("panels_properties_disconnected"));
+  showAndSaveScreenshot(panel, QStringLiteral("panels_properties_disconnected"));
   doc.undoStack()->undo();
   EXPECT_EQ(doc.graph().node(kOutputLinear).inputs, (std::vector<NodeId>{11}));
   EXPECT_TRUE(panel.problemsText().isEmpty());
@@ -228,7 +218,7 @@ TEST(MatrixEditor, ResizesFieldsAndFitsColumnsToTheInput) {
   EXPECT_EQ(ones.bias.size(), 3u);
   EXPECT_EQ(doc.undoStack()->count(), steps + 1);
   EXPECT_EQ(state->shapeText(), QStringLiteral("A: 3 × 3 (1 non-zero)"));
-  saveScreenshot(panel, QStringLiteral("panels_matrix_resized_state"));
+  showAndSaveScreenshot(panel, QStringLiteral("panels_matrix_resized_state"));
   doc.undoStack()->undo();
   EXPECT_EQ(doc.graph().node(1).A.rows(), 1);
   EXPECT_EQ(doc.graph().node(1).B.rows(), 1);
@@ -290,7 +280,7 @@ TEST(PropertiesPanel, LargeMatrixShowsQuickly) {
   EXPECT_EQ(doc.graph().node(linear).A.at(5, 35), Exact::cosPi(1, 5));
   EXPECT_LT(showMs, 1000);
   EXPECT_LT(editMs, 1000);
-  saveScreenshot(panel, QStringLiteral("panels_properties_large_matrix"));
+  showAndSaveScreenshot(panel, QStringLiteral("panels_properties_large_matrix"));
 }
 
 TEST(PalettePanel, AddsPrimitivesAndSugarGroups) {
@@ -315,7 +305,7 @@ TEST(PalettePanel, AddsPrimitivesAndSugarGroups) {
   ASSERT_TRUE(palette.setParameter(QStringLiteral("y"), QStringLiteral("0")));
   ASSERT_TRUE(palette.setParameter(QStringLiteral("scale"), QStringLiteral("100")));
   EXPECT_TRUE(palette.errorText().isEmpty()) << palette.errorText().toStdString();
-  saveScreenshot(palette, QStringLiteral("panels_palette_f_larger"));
+  showAndSaveScreenshot(palette, QStringLiteral("panels_palette_f_larger"));
   const std::vector<NodeId> larger = palette.addSelected();
   ASSERT_FALSE(larger.empty());
   EXPECT_EQ(announced, larger);
@@ -337,7 +327,7 @@ TEST(PalettePanel, AddsPrimitivesAndSugarGroups) {
   ASSERT_TRUE(palette.setParameter(QStringLiteral("scale"), QStringLiteral("1//3")));
   EXPECT_TRUE(palette.errorText().contains(QStringLiteral("scale")))
       << palette.errorText().toStdString();
-  saveScreenshot(palette, QStringLiteral("panels_palette_bad_parameter"));
+  showAndSaveScreenshot(palette, QStringLiteral("panels_palette_bad_parameter"));
   const size_t nodes = doc.graph().nodeCount();
   EXPECT_TRUE(palette.addSelected().empty());
   EXPECT_EQ(doc.graph().nodeCount(), nodes);
@@ -386,7 +376,7 @@ TEST(ProblemsPanel, ListsTheUnconnectedInputOfANewNode) {
   for (const Problem& p : doc.problems())
     dangling = dangling || (p.kind == ProblemKind::DanglingInput && p.node == added[0]);
   EXPECT_TRUE(dangling);
-  saveScreenshot(problems, QStringLiteral("panels_problems"));
+  showAndSaveScreenshot(problems, QStringLiteral("panels_problems"));
 
   NodeId activated = kNoNode;
   QObject::connect(&problems, &ProblemsPanel::nodeActivated, [&](NodeId id) { activated = id; });
@@ -398,7 +388,7 @@ TEST(ProblemsPanel, ListsTheUnconnectedInputOfANewNode) {
   panel.resize(520, 420);
   panel.showSelection({nodeRef(added[0])});
   EXPECT_FALSE(panel.problemsText().isEmpty());
-  saveScreenshot(panel, QStringLiteral("panels_properties_dangling"));
+  showAndSaveScreenshot(panel, QStringLiteral("panels_properties_dangling"));
 
   doc.undoStack()->undo();
   EXPECT_EQ(problems.headerText(), QStringLiteral("No problems"));

@@ -43,14 +43,8 @@ namespace lsrl::studio {
 namespace {
 
 using test::examplePath;
+using test::showAndSaveScreenshot;
 using test::waitUntil;
-
-void screenshot(QWidget& widget, const QString& name) {
-  widget.show();
-  QApplication::processEvents();
-  const QString path = test::saveScreenshot(widget, name);
-  EXPECT_TRUE(QFileInfo::exists(path)) << path.toStdString();
-}
 
 // The cursor's graph summarised as graphAt's would be: node count, op counts, and the
 // number of nodes with more than one (distinct) reader.
@@ -93,7 +87,7 @@ class PlayerTest : public ::testing::Test {
 };
 
 TEST_F(PlayerTest, CompilesScrubsPlaysAndInspectsTok2tok) {
-  screenshot(*view, QStringLiteral("player_0_not_compiled"));
+  showAndSaveScreenshot(*view, QStringLiteral("player_0_not_compiled"));
   // Compile through the button, as a person does; the UI stays live meanwhile.
   view->backendBox()->setCurrentIndex(view->backendBox()->findText(QStringLiteral("exact")));
   QElapsedTimer compileTime;
@@ -113,7 +107,7 @@ TEST_F(PlayerTest, CompilesScrubsPlaysAndInspectsTok2tok) {
   EXPECT_EQ(view->currentStep(), 0);
   EXPECT_GT(view->ruleBox()->count(), 3);
   EXPECT_EQ(view->chart()->nodeSeries()->count(), n + 1);
-  screenshot(*view, QStringLiteral("player_1_compiled_step0"));
+  showAndSaveScreenshot(*view, QStringLiteral("player_1_compiled_step0"));
 
   // The middle step: its rule with the explanation, its branch node highlighted.
   const int mid = n / 2;
@@ -129,7 +123,7 @@ TEST_F(PlayerTest, CompilesScrubsPlaysAndInspectsTok2tok) {
   }
   // Zoom on the branch node so that the screenshot shows the labels.
   view->focusBranch();
-  screenshot(*view, QStringLiteral("player_2_middle_step"));
+  showAndSaveScreenshot(*view, QStringLiteral("player_2_middle_step"));
 
   // The incrementally moved graph equals the replayed one (graphAt) at several steps,
   // reached forward, backward and by big jumps.
@@ -151,7 +145,7 @@ TEST_F(PlayerTest, CompilesScrubsPlaysAndInspectsTok2tok) {
   EXPECT_LE(*std::max_element(readers.begin(), readers.end()), 1);
   EXPECT_EQ(view->scene()->nodeItemCount(), view->compileResult()->path.nodeCount());
   EXPECT_TRUE(view->stepText().contains(QStringLiteral("the end: a path")));
-  screenshot(*view, QStringLiteral("player_3_end_path"));
+  showAndSaveScreenshot(*view, QStringLiteral("player_3_end_path"));
 
   // Inspect a LinState of the path: its matrices at this step.
   NodeId linState = kNoNode;
@@ -166,7 +160,7 @@ TEST_F(PlayerTest, CompilesScrubsPlaysAndInspectsTok2tok) {
   view->inspector()->fieldBox()->setCurrentIndex(view->inspector()->fieldBox()->findText("B"));
   EXPECT_TRUE(view->inspector()->conditioningText().contains(QStringLiteral("widest row")))
       << view->inspector()->conditioningText().toStdString();
-  screenshot(*view, QStringLiteral("player_4_inspect_linstate"));
+  showAndSaveScreenshot(*view, QStringLiteral("player_4_inspect_linstate"));
 
   // Play a few steps from the start (fast: no animation), then pause.
   ASSERT_TRUE(view->showStep(0));
@@ -185,10 +179,10 @@ TEST_F(PlayerTest, CompilesScrubsPlaysAndInspectsTok2tok) {
   QElapsedTimer wait;
   wait.start();
   while (wait.elapsed() < 80) QApplication::processEvents();
-  screenshot(*view, QStringLiteral("player_5_animating"));
+  showAndSaveScreenshot(*view, QStringLiteral("player_5_animating"));
   while (wait.elapsed() < 400) QApplication::processEvents();
   EXPECT_TRUE(view->inspector()->headerText().contains(QStringLiteral("not in the graph")));
-  screenshot(*view, QStringLiteral("player_5_played"));
+  showAndSaveScreenshot(*view, QStringLiteral("player_5_played"));
 
   // Scrubbing: median time per step over 200 random steps, painting included.
   std::mt19937 rng(5);
@@ -230,7 +224,7 @@ TEST_F(PlayerTest, CompilesScrubsPlaysAndInspectsTok2tok) {
 // another; the boxes slide there and the edges follow.
 TEST_F(PlayerTest, LaysThePathOutAtTheEnd) {
   ASSERT_TRUE(view->compileAndWait(Backend::Float64, true));
-  screenshot(*view, QStringLiteral("player_end_before_layout"));
+  showAndSaveScreenshot(*view, QStringLiteral("player_end_before_layout"));
   QElapsedTimer t;
   t.start();
   view->toEnd();
@@ -271,7 +265,7 @@ TEST_F(PlayerTest, LaysThePathOutAtTheEnd) {
           << "#" << ids[i] << " and #" << ids[j] << " overlap";
     }
   }
-  screenshot(*view, QStringLiteral("player_end_laid_out"));
+  showAndSaveScreenshot(*view, QStringLiteral("player_end_laid_out"));
 
   // A step back keeps the laid-out places for the nodes that survive it.
   const NodeId kept = input;
@@ -317,7 +311,7 @@ TEST_F(PlayerTest, LaysOutAMiddleStepByTheButton) {
   }
   EXPECT_EQ(overlaps, 0);
   view->fitToGraph();
-  screenshot(*view, QStringLiteral("player_middle_laid_out"));
+  showAndSaveScreenshot(*view, QStringLiteral("player_middle_laid_out"));
 }
 
 // Box pairs of the graph shown that lie on each other.
@@ -361,7 +355,7 @@ TEST_F(PlayerTest, LaysOutAutomaticallyWhilePlaying) {
   ASSERT_TRUE(waitUntil([&] { return view->autoLayoutsApplied() >= 3; }, 30000))
       << "applied " << view->autoLayoutsApplied() << " by step " << view->currentStep();
   EXPECT_TRUE(view->isPlaying());
-  screenshot(*view, QStringLiteral("player_auto_layout_playing"));
+  showAndSaveScreenshot(*view, QStringLiteral("player_auto_layout_playing"));
   view->pause();
   const int reached = view->currentStep();
   ASSERT_TRUE(waitUntil([&] { return !view->isLayingOut(); }, 10000));
@@ -384,7 +378,7 @@ TEST_F(PlayerTest, LaysOutAutomaticallyWhilePlaying) {
   view->scene()->finishAnimation();
   view->fitToGraph();
   const int overlapsAuto = overlappingBoxes(*view);
-  screenshot(*view, QStringLiteral("player_auto_layout_paused"));
+  showAndSaveScreenshot(*view, QStringLiteral("player_auto_layout_paused"));
 
   // The same playback with the box off: no layout at all.
   const int appliedBefore = view->autoLayoutsApplied();
@@ -400,7 +394,7 @@ TEST_F(PlayerTest, LaysOutAutomaticallyWhilePlaying) {
   ASSERT_TRUE(view->showStep(reached));
   const int overlapsOff = overlappingBoxes(*view);
   view->fitToGraph();
-  screenshot(*view, QStringLiteral("player_auto_layout_off"));
+  showAndSaveScreenshot(*view, QStringLiteral("player_auto_layout_off"));
   std::printf("overlapping boxes at step %d: %d with auto layout, %d without\n", reached,
               overlapsAuto, overlapsOff);
   EXPECT_LE(overlapsAuto, overlapsOff);
@@ -415,7 +409,7 @@ TEST_F(PlayerTest, CancelsACompile) {
   EXPECT_TRUE(view->statusText().contains(QStringLiteral("cancelled")))
       << view->statusText().toStdString();
   EXPECT_FALSE(view->hasCompile());
-  screenshot(*view, QStringLiteral("player_6_cancelled"));
+  showAndSaveScreenshot(*view, QStringLiteral("player_6_cancelled"));
 }
 
 TEST_F(PlayerTest, ACompileOverItsMemoryBudgetStopsAndSaysWhy) {
@@ -445,7 +439,7 @@ TEST_F(PlayerTest, ShowsTheErrorOfAnInvalidProgramAndFollowsTheDocument) {
   EXPECT_FALSE(view->compileAndWait(Backend::Exact, true));
   EXPECT_TRUE(view->statusText().startsWith(QStringLiteral("Compile failed")))
       << view->statusText().toStdString();
-  screenshot(*view, QStringLiteral("player_7_invalid_program"));
+  showAndSaveScreenshot(*view, QStringLiteral("player_7_invalid_program"));
 }
 
 // ---- the view: readable, following the rewrite, zoom and pan ---------------------------
@@ -487,7 +481,7 @@ TEST_F(PlayerTest, OpensReadableAndFollowsTheBranchNodeWhilePlaying) {
   EXPECT_EQ(followedNode(*view), first);
   EXPECT_TRUE(boxOnScreen(*view, first));
   EXPECT_GE(labelPointsOnScreen(*view), 9.0);
-  screenshot(*view, QStringLiteral("player_follow_0_compiled"));
+  showAndSaveScreenshot(*view, QStringLiteral("player_follow_0_compiled"));
 
   int followed = 0;
   std::vector<int> lost;
@@ -504,7 +498,7 @@ TEST_F(PlayerTest, OpensReadableAndFollowsTheBranchNodeWhilePlaying) {
   EXPECT_GT(followed, 40);
   EXPECT_TRUE(lost.empty()) << lost.size() << " steps lost their branch node, the first "
                             << lost.front();
-  screenshot(*view, QStringLiteral("player_follow_1_played"));
+  showAndSaveScreenshot(*view, QStringLiteral("player_follow_1_played"));
 
   // A jump (go to step 1000): the caption's branch node — or, as the step replaced it,
   // the node the caption names in its place — is brought on screen.
@@ -519,7 +513,7 @@ TEST_F(PlayerTest, OpensReadableAndFollowsTheBranchNodeWhilePlaying) {
   }
   EXPECT_TRUE(boxOnScreen(*view, shown));
   EXPECT_GE(labelPointsOnScreen(*view), 9.0);
-  screenshot(*view, QStringLiteral("player_follow_2_step_1000"));
+  showAndSaveScreenshot(*view, QStringLiteral("player_follow_2_step_1000"));
 
   // Not following: a step leaves the view where the reader put it.
   view->followBox()->setChecked(false);
@@ -604,7 +598,7 @@ TEST_F(PlayerTest, LayOutKeepsTheBranchNodeInPlaceAndFramed) {
   EXPECT_NEAR(after.y, before.y, 0.5);
   EXPECT_TRUE(boxOnScreen(*view, branch));
   EXPECT_GE(labelPointsOnScreen(*view), 9.0);
-  screenshot(*view, QStringLiteral("player_layout_keeps_branch"));
+  showAndSaveScreenshot(*view, QStringLiteral("player_layout_keeps_branch"));
 
   // To the end: the path laid out around the last rewrite, shown readably.
   view->toEnd();

@@ -1,9 +1,12 @@
 // Helpers for the GUI tests: where screenshots go, example paths, event pumping.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QImage>
 #include <QProcess>
 #include <QSet>
@@ -34,6 +37,16 @@ inline QString saveScreenshot(QWidget& widget, const QString& name) {
   const QString path = QDir(screenshotDir()).filePath(name + QStringLiteral(".png"));
   widget.grab().save(path);
   return path;
+}
+
+// Shows `widget` first, so that layouts are in effect when grabbed, then saves its
+// screenshot as saveScreenshot does and expects the file to exist.
+inline void showAndSaveScreenshot(QWidget& widget, const QString& name) {
+  widget.show();
+  // Widgets added to a shown parent are shown from the event loop.
+  QApplication::processEvents();
+  const QString path = saveScreenshot(widget, name);
+  EXPECT_TRUE(QFileInfo::exists(path)) << path.toStdString();
 }
 
 // Distinct colours in a coarse sample: a blank or one-colour picture has very few.

@@ -12,12 +12,12 @@ namespace lsrl::studio {
 
 namespace {
 
-constexpr double kMargin = 24;
+constexpr double kExportMargin = 24;
 
 QRectF drawingRect(GraphScene* scene) {
   QRectF r = scene->contentRect();
   if (r.isEmpty()) r = QRectF(0, 0, 200, 100);
-  return r.adjusted(-kMargin, -kMargin, kMargin, kMargin);
+  return r.adjusted(-kExportMargin, -kExportMargin, kExportMargin, kExportMargin);
 }
 
 void paintScene(GraphScene* scene, QPainter& painter, const QRectF& target, const QRectF& source) {

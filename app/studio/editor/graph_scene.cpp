@@ -14,6 +14,7 @@
 #include "app/studio/editor/group_item.h"
 #include "app/studio/editor/node_item.h"
 #include "app/studio/editor/node_style.h"
+#include "app/studio/editor/scene_point.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {
@@ -24,8 +25,6 @@ ItemRef refOf(const VisibleItem& item) {
   return ItemRef{item.kind == VisibleItem::Kind::Node ? ItemRef::Kind::Node : ItemRef::Kind::Group,
                  item.id};
 }
-
-QPointF toPoint(const NodePosition& p) { return QPointF(p.x, p.y); }
 
 bool isBox(const QGraphicsItem* item) {
   return item->type() == NodeItem::Type || item->type() == GroupItem::Type;

@@ -10,6 +10,7 @@
 
 #include "app/layout/item_size.h"
 #include "app/studio/editor/node_style.h"
+#include "app/studio/editor/scene_point.h"
 
 namespace lsrl::studio {
 
@@ -19,8 +20,6 @@ constexpr int kAnimationMs = 200;
 constexpr int kLayoutAnimationMs = 300;
 const QColor kBranchColor(230, 110, 0);
 const QColor kAddedColor(40, 150, 60);
-
-QPointF toPoint(const NodePosition& p) { return {p.x, p.y}; }
 
 // The input curves of one node, drawn with a cosmetic one-pixel pen: Qt strokes such a
 // pen segment by segment, clipped to the screen, where a scaled pen has the whole curve

@@ -24,4 +24,10 @@ struct PcaResult {
 // reproducible. Wide states (more components than steps) use the steps' Gram matrix.
 PcaResult computePca(const StateSeries& series, int maxAxes = 3);
 
+// Axis k's coordinate of a projected step (0 when the trajectory spans fewer axes).
+inline double coord(const PcaResult& pca, int step, int k) {
+  const auto& row = pca.projected[static_cast<size_t>(step)];
+  return k < static_cast<int>(row.size()) ? row[static_cast<size_t>(k)] : 0.0;
+}
+
 }  // namespace lsrl::studio

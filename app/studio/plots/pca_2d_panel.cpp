@@ -12,14 +12,6 @@
 
 namespace lsrl::studio {
 
-namespace {
-// Axis k's coordinate of a projected step (0 when the trajectory spans fewer axes).
-double coord(const PcaResult& pca, int step, int k) {
-  const auto& row = pca.projected[static_cast<size_t>(step)];
-  return k < static_cast<int>(row.size()) ? row[static_cast<size_t>(k)] : 0.0;
-}
-}  // namespace
-
 Pca2dPanel::Pca2dPanel(QWidget* parent) : QWidget(parent) {
   chart_ = new QChart;
   chart_->legend()->setAlignment(Qt::AlignBottom);

@@ -13,10 +13,6 @@
 namespace lsrl::studio {
 
 namespace {
-double coord(const PcaResult& pca, int step, int k) {
-  const auto& row = pca.projected[static_cast<size_t>(step)];
-  return k < static_cast<int>(row.size()) ? row[static_cast<size_t>(k)] : 0.0;
-}
 QVector3D point(const PcaResult& pca, int t) {
   // Data Visualization's y axis is the vertical one: PC3 goes up.
   return QVector3D(static_cast<float>(coord(pca, t, 0)), static_cast<float>(coord(pca, t, 2)),

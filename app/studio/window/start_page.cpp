@@ -21,7 +21,7 @@ namespace {
 
 // At 1600 pixels the five variants of a program stand in one row beside the start column,
 // with room left for a vertical scroll bar.
-constexpr int kMargin = 28;
+constexpr int kPageMargin = 28;
 constexpr int kColumnGap = 32;
 constexpr int kStartColumnWidth = 280;
 constexpr int kSectionGap = 18;
@@ -82,7 +82,7 @@ StartPage::StartPage(RecentFiles* recent, QWidget* parent) : QWidget(parent), re
   auto* content = new QWidget;
   content->setObjectName(QStringLiteral("StartPageContent"));
   auto* page = new QVBoxLayout(content);
-  page->setContentsMargins(kMargin, kMargin - 8, kMargin, kMargin);
+  page->setContentsMargins(kPageMargin, kPageMargin - 8, kPageMargin, kPageMargin);
   page->setSpacing(kSectionGap);
   page->addWidget(buildHeader());
   auto* columns = new QHBoxLayout;

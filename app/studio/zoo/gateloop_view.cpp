@@ -26,8 +26,8 @@ namespace lsrl::studio {
 
 namespace {
 
-// The shorter side of the plane spans ±kReach: the unit circle with a little room.
-constexpr double kReach = 1.1;
+// The shorter side of the plane spans ±kPlaneReach: the unit circle with a little room.
+constexpr double kPlaneReach = 1.1;
 
 }  // namespace
 
@@ -44,7 +44,7 @@ GateLoopView::GateLoopView(QWidget* parent) : ModelView(parent) {
   im_ = new QValueAxis;
   im_->setTitleText(tr("Im a"));
   for (QValueAxis* axis : {re_, im_}) {
-    axis->setRange(-kReach, kReach);
+    axis->setRange(-kPlaneReach, kPlaneReach);
     // Grid lines at multiples of 0.5 from 0: the lines at ±1 touch the unit circle.
     axis->setTickType(QValueAxis::TicksDynamic);
     axis->setTickAnchor(0);
@@ -108,7 +108,7 @@ GateLoopView::GateLoopView(QWidget* parent) : ModelView(parent) {
 void GateLoopView::fitPlaneAxes(const QRectF& plot) {
   if (plot.width() <= 0 || plot.height() <= 0) return;
   // One unit is as long on both axes, so |a| = 1 is drawn as a circle in any plot shape.
-  const double unitsPerPixel = 2 * kReach / std::min(plot.width(), plot.height());
+  const double unitsPerPixel = 2 * kPlaneReach / std::min(plot.width(), plot.height());
   re_->setRange(-unitsPerPixel * plot.width() / 2, unitsPerPixel * plot.width() / 2);
   im_->setRange(-unitsPerPixel * plot.height() / 2, unitsPerPixel * plot.height() / 2);
 }

@@ -14,7 +14,7 @@ namespace {
 
 // Radius of the drawing's reach in data units: the unit sphere plus room for the
 // orthogonal parts drawn from the slots' tips.
-constexpr double kReach = 1.45;
+constexpr double kSphereReach = 1.45;
 
 void arrow(QPainter& p, QPointF from, QPointF to, double head) {
   p.drawLine(from, to);
@@ -61,7 +61,7 @@ void LatticeSphere2d::setAxes(int horizontal, int vertical) {
 
 QPointF LatticeSphere2d::mapPoint(double h, double v, const QRectF& rect) const {
   const double side = std::min(rect.width(), rect.height() - 40);
-  const double scale = side / (2 * kReach);
+  const double scale = side / (2 * kSphereReach);
   const QPointF centre(rect.center().x(), rect.top() + 30 + (rect.height() - 40) / 2);
   return {centre.x() + h * scale, centre.y() - v * scale};
 }
@@ -110,12 +110,12 @@ void LatticeSphere2d::paintFrame(QPainter& p, const QRectF& rect) const {
   p.drawText(QRectF(rect.left() + 6, rect.top() + 4, rect.width() - 12, 22),
              Qt::AlignLeft | Qt::AlignVCenter, title);
   p.setPen(QPen(QColor(200, 200, 200), 1));
-  p.drawLine(mapPoint(-kReach, 0, rect), mapPoint(kReach, 0, rect));
-  p.drawLine(mapPoint(0, -kReach, rect), mapPoint(0, kReach, rect));
+  p.drawLine(mapPoint(-kSphereReach, 0, rect), mapPoint(kSphereReach, 0, rect));
+  p.drawLine(mapPoint(0, -kSphereReach, rect), mapPoint(0, kSphereReach, rect));
   p.setPen(QColor(120, 120, 120));
-  p.drawText(mapPoint(kReach, 0, rect) + QPointF(-24, -4),
+  p.drawText(mapPoint(kSphereReach, 0, rect) + QPointF(-24, -4),
              QString::fromStdString(g.axisName(axisH_)));
-  p.drawText(mapPoint(0, kReach, rect) + QPointF(4, 12),
+  p.drawText(mapPoint(0, kSphereReach, rect) + QPointF(4, 12),
              QString::fromStdString(g.axisName(axisV_)));
   // The sphere's outline (the unit circle of this projection).
   p.setPen(QPen(QColor(150, 150, 150), 1.2));
