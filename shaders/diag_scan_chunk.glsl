@@ -1,6 +1,9 @@
 // The chunked diagonal scan h_t = a_t ⊙ h_{t−1} + b_t, included by diag_scan_subgroup.comp
 // and diag_scan_shared.comp (which #define SCAN_WITH_SUBGROUP 1 or 0 first: the shared
-// path must not declare subgroup capabilities a device may lack).
+// path must not declare subgroup capabilities a device may lack), and by their
+// single-pass twins diag_scan_*_single.comp (which also #define SINGLE_PASS 1: PHASE 3 is
+// compiled only there, so the other schedules' SPIR-V, and how drivers round it, stay
+// as they were).
 //
 // A chunk is WIDTH lanes × STEPS steps of one pack (diag_scan_packs.glsl). Each lane
 // composes its STEPS affine pairs (a, b) serially, then the lanes scan those compositions
@@ -18,8 +21,28 @@
 //            packs in order, the state entering a chunk being the state its last lane
 //            left after the previous one (h0 or zero before chunk 0; before a dispatch's
 //            first chunk, the h the previous dispatch wrote last). a, b read once.
+// single pass (decoupled look-back: every chunk at once, a and b read once)
+//   PHASE 3: a workgroup takes the next chunk of its (batch, channel group) from a ticket
+//            counter, so every chunk before it belongs to a workgroup that has started.
+//            It publishes its packs' compositions (flag 1), then looks back chunk by
+//            chunk: a predecessor that has published the states leaving it (flag 2) ends
+//            the walk, one that has published its compositions is composed in, and one
+//            that has published nothing after SPIN_LIMIT polls has its compositions
+//            computed here from a and b, so no workgroup waits on one that is not running
+//            (no forward-progress guarantee needed). It publishes the states leaving its
+//            chunk (flag 2) and the lanes apply their prefixes as in PHASE 1. One flag per
+//            (batch, chunk, channel group), polled by one invocation and shared through
+//            shared memory, so the walk's control flow is the workgroup's, not a lane's.
+//            Flags and tickets live in the scratch buffer after the compositions, zeroed
+//            before the dispatch.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
+#ifndef SINGLE_PASS
+#define SINGLE_PASS 0
+#endif
+#if SINGLE_PASS
+#extension GL_KHR_memory_scope_semantics : require
+#endif
 #if SCAN_WITH_SUBGROUP
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle_relative : require
@@ -39,15 +62,122 @@ DECLARE_PACKED_INPUT(0, a)
 DECLARE_PACKED_INPUT(1, x)
 DECLARE_PACKED_STATE(2)
 layout(std430, binding = 3) buffer CarryBuf { real4 carry[]; };  // per pack: A, B
+#if SINGLE_PASS
+// PHASE 3's view of the scratch: per (b, chunk, pack) the composition A, B and the state
+// leaving the chunk, written and read across workgroups; then flags [b][chunk][channel
+// group] and tickets [b][channel group].
+layout(std430, binding = 3) coherent buffer LookBackBuf { real4 lookback[]; };
+layout(std430, binding = 3) coherent buffer FlagBuf { uint flags[]; };
+#endif
 DECLARE_PACKED_INPUT(4, h0)
-// Strides and row length in packs; hasH0, firstChunk and chunkCount for PHASE 2.
+// Strides and row length in packs; hasH0, firstChunk and chunkCount for PHASE 2; flagBase
+// (in uints) for PHASE 3: where its flags start, then its tickets.
 layout(push_constant) uniform Push {
   uint batch, steps, rowPacks, chunks, aBatchStride, aStepStride, hasH0, firstChunk, chunkCount;
+#if SINGLE_PASS
+  uint flagBase;
+#endif
 } p;
 
 #if !SCAN_WITH_SUBGROUP
 shared real4 laneA[WIDTH * PACKS];
 shared real4 laneB[WIDTH * PACKS];
+#endif
+
+#if SINGLE_PASS
+const uint AGGREGATE = 1u, INCLUSIVE = 2u;  // PHASE 3's flags
+const uint SPIN_LIMIT = 64u;
+shared uint ticketChunk, polledFlag;
+shared real4 packEntering[PACKS];
+
+real4 h0Or0(uint bi, uint pack) {
+  return p.hasH0 != 0 ? h0Pack(bi * p.rowPacks + pack) : real4(0.0);
+}
+
+// PHASE 3: the composition (A, B) of chunk j of `pack`, serially from a and b (for a
+// predecessor that has published nothing yet).
+void composeChunk(uint bi, uint j, uint pack, out real4 A, out real4 B) {
+  precise real4 a = packOne(), b = real4(0.0);
+  const uint t0 = j * WIDTH * STEPS, t1 = min(t0 + WIDTH * STEPS, p.steps);
+  for (uint t = t0; t < t1; ++t) {
+    const real4 at = aPack(bi * p.aBatchStride + t * p.aStepStride + pack);
+    b = packProduct(at, b) + xPack((bi * p.steps + t) * p.rowPacks + pack);
+    a = packProduct(at, a);
+  }
+  A = a;
+  B = b;
+}
+
+
+// PHASE 3: the state entering `chunk` of each pack, for the pack's lanes (every invocation
+// of the workgroup calls it: it has barriers). A and B are the lane's composition so far
+// (the chunk's, in a pack's last lane).
+real4 singlePassEntering(uint bi, uint chunk, uint pack, bool valid, uint lane, uint local,
+                         real4 A, real4 B) {
+  precise real4 entering = real4(0.0);
+  // Each pack's last lane holds the chunk's composition (A, B). Published at once, so
+  // successors need not wait for this chunk's own look-back.
+  const bool last = valid && lane == WIDTH - 1;
+  const uint tile = (bi * p.chunks + chunk) * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  const uint cell = (bi * p.chunks + chunk) * p.rowPacks + pack;
+  if (last) {
+    lookback[3 * cell] = A;
+    lookback[3 * cell + 1] = B;
+  }
+  memoryBarrierBuffer();
+  barrier();
+  if (gl_LocalInvocationIndex == 0 && chunk > 0)
+    atomicStore(flags[p.flagBase + tile], AGGREGATE, gl_ScopeDevice,
+                gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+  // The walk back, its control flow uniform over the workgroup: accA, accB compose
+  // the chunks after j (a pack's last lane holds its pack's).
+  precise real4 accA = packOne(), accB = real4(0.0);
+  int j = int(chunk) - 1;
+  uint spins = 0;
+  while (j >= 0) {
+    const uint jTile = (bi * p.chunks + uint(j)) * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    if (gl_LocalInvocationIndex == 0)
+      polledFlag = atomicLoad(flags[p.flagBase + jTile], gl_ScopeDevice,
+                              gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+    barrier();
+    memoryBarrierBuffer();
+    const uint flag = polledFlag;
+    barrier();  // read by all before invocation 0 polls again
+    const uint jCell = (bi * p.chunks + uint(j)) * p.rowPacks + pack;
+    if (flag == INCLUSIVE) {
+      if (last) entering = packProduct(accA, lookback[3 * jCell + 2]) + accB;
+      break;
+    }
+    if (flag != AGGREGATE && ++spins < SPIN_LIMIT) continue;
+    if (last) {
+      real4 jA, jB;
+      if (flag == AGGREGATE) {
+        jA = lookback[3 * jCell];
+        jB = lookback[3 * jCell + 1];
+      } else {
+        composeChunk(bi, uint(j), pack, jA, jB);
+      }
+      accB = packProduct(accA, jB) + accB;
+      accA = packProduct(accA, jA);
+    }
+    spins = 0;
+    --j;
+  }
+  if (j < 0 && last) entering = packProduct(accA, h0Or0(bi, pack)) + accB;
+  // The states leaving this chunk, then the flag that says so.
+  precise real4 leaving = packProduct(A, entering) + B;
+  if (last) lookback[3 * cell + 2] = leaving;
+  memoryBarrierBuffer();
+  barrier();
+  if (gl_LocalInvocationIndex == 0)
+    atomicStore(flags[p.flagBase + tile], INCLUSIVE, gl_ScopeDevice,
+                gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+  // Every lane of the pack starts from the state entering the chunk.
+  if (last) packEntering[local] = entering;
+  barrier();
+  if (valid) entering = packEntering[local];
+  return entering;
+}
 #endif
 
 void main() {
@@ -65,7 +195,21 @@ void main() {
   const uint pack = gl_WorkGroupID.x * PACKS + local;
   const uint bi = gl_WorkGroupID.z;
   const bool valid = pack < p.rowPacks;
+#if SINGLE_PASS
+  uint firstChunk = gl_WorkGroupID.y;
+  if (PHASE == 3) {
+    // Chunks in the order workgroups start: every predecessor of ours is running or done.
+    if (gl_LocalInvocationIndex == 0)
+      ticketChunk = atomicAdd(
+          flags[p.flagBase + p.batch * p.chunks * gl_NumWorkGroups.x + bi * gl_NumWorkGroups.x +
+                gl_WorkGroupID.x],
+          1u);
+    barrier();
+    firstChunk = ticketChunk;
+  }
+#else
   const uint firstChunk = PHASE == 2 ? p.firstChunk : gl_WorkGroupID.y;
+#endif
   const uint endChunk = PHASE == 2 ? p.firstChunk + p.chunkCount : firstChunk + 1;
 
   // The state entering the first chunk (PHASE 2; PHASE 1 reads it from carry).
@@ -135,6 +279,10 @@ void main() {
       continue;
     }
     if (PHASE == 1 && valid) entering = carry[carrySlot];
+#if SINGLE_PASS
+    // The state entering the chunk from the compositions published before it.
+    if (PHASE == 3) entering = singlePassEntering(bi, chunk, pack, valid, lane, local, A, B);
+#endif
     precise real4 state = packProduct(beforeA, entering) + beforeB;
     [[unroll]] for (uint k = 0; k < STEPS; ++k) {
       if (k < n) {

@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include "app/cli/bench_timing.h"
+#include "app/cli/timeline_report.h"
 #include "core/compiler/compiler.h"
 #include "core/executor/executor.h"
 #include "core/float_batch/cpu_runner.h"
@@ -111,12 +112,17 @@ int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
                                                           : gpu::ScanSchedule::Chained;
   gpu::ScanOptions sequential;
   sequential.path = gpu::ScanPath::Sequential;
+  // The single pass (decoupled look-back), never the heuristic's choice: only measured.
+  gpu::ScanOptions singlePass = chunked;
+  singlePass.schedule = gpu::ScanSchedule::SinglePass;
   const double chunkedMs = scans.timeDiagScan(scanShape, chunked, o.repeats);
   const double otherMs = scans.timeDiagScan(scanShape, other, o.repeats);
   const double sequentialMs = scans.timeDiagScan(scanShape, sequential, o.repeats);
+  const double singlePassMs = scans.timeDiagScan(scanShape, singlePass, o.repeats);
   const double chunkedGBs = scanBytes / (chunkedMs * 1e6);
   const double otherGBs = scanBytes / (otherMs * 1e6);
   const double sequentialGBs = scanBytes / (sequentialMs * 1e6);
+  const double singlePassGBs = scanBytes / (singlePassMs * 1e6);
   const std::string path = gpu::scanPathName(scans.resolve(chunked));
   // A name in a 46-character column, its time and bandwidth (and share of the copy's).
   auto line = [&](const std::string& name, double ms, double gbs, bool share = true) {
@@ -130,6 +136,7 @@ int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
        chunkedGBs);
   line("scan, chunked (" + path + ", " + gpu::scanScheduleName(other.schedule) + ")", otherMs,
        otherGBs);
+  line("scan, chunked (" + path + ", single-pass)", singlePassMs, singlePassGBs);
   line("scan, sequential per channel", sequentialMs, sequentialGBs);
   // The calibration's choice for this shape (scan_calibration.h): read from the user's
   // cache, or measured now and cached.
@@ -156,12 +163,16 @@ int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
   j["sequential_scan_ms"] = sequentialMs;
   j["sequential_scan_gb_per_s"] = sequentialGBs;
   j["sequential_over_copy"] = sequentialGBs / copyGBs;
-  j["best_scan_over_copy"] = std::max({chunkedGBs, otherGBs, sequentialGBs}) / copyGBs;
+  j["single_pass_scan_ms"] = singlePassMs;
+  j["single_pass_scan_over_copy"] = singlePassGBs / copyGBs;
+  j["best_scan_over_copy"] =
+      std::max({chunkedGBs, otherGBs, sequentialGBs, singlePassGBs}) / copyGBs;
   j["calibrated_scan"] = chosenName;
   j["calibration_from_cache"] = chosen.fromCache;
   j["calibration_ms"] = {{"sequential", chosen.sequentialMs},
                          {"chained", chosen.chainedMs},
-                         {"reduce_then_scan", chosen.reduceThenScanMs}};
+                         {"reduce_then_scan", chosen.reduceThenScanMs},
+                         {"single_pass", chosen.singlePassMs}};
 
   if (o.uaJob) {
     const UaJob job = makeUaJob(o);
@@ -175,20 +186,40 @@ int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
     gpu::LayerRunner runner(*dev, job.program);
     gpu::LayerRunOptions runOptions;
     runOptions.calibration = &calibration;
-    // Wall time untimed (a run records no timestamps), then one timed run for the kernels:
-    // what the host adds is the wall time the kernels do not account for.
+    // Wall time untimed (a run records no timestamps), then one run under a timeline: its
+    // dispatches, barriers, submissions, host phases, and the GPU's busy time and span.
     runner.run(job.shape, job.tokens, runOptions);  // makes the resident tiles
     const gpu::DeviceCounters before = dev->counters();
     const double gpuMs =
         medianMs(o.repeats, [&] { gpuOut = runner.run(job.shape, job.tokens, runOptions); });
     const gpu::DeviceCounters after = dev->counters();
     gpu::LayerRunTiming timing;
+    dev->openTimeline();
     runner.run(job.shape, job.tokens, runOptions, &timing);
+    const gpu::Timeline timeline = dev->closeTimeline();
     const double hostMs = std::max(0.0, gpuMs - timing.kernelMs);
-    // The same without the calibration: the scans' built-in heuristic (ScanSchedule::Auto).
+    // The job in the other mode (layer by layer where the default fuses the path, fused
+    // where it does not), once under a timeline: the dispatches and time fusion saves or
+    // costs. On a CPU driver the fused run takes minutes (path_fusion.h), so there only
+    // with --compare-fusion.
+    const bool compare = gpu::fusesByDefault(info) || o.compareFusion;
+    gpu::LayerRunOptions other = runOptions;
+    other.fusion = timing.fused ? gpu::PathFusion::Off : gpu::PathFusion::On;
+    std::vector<float> otherOut;
+    gpu::LayerRunTiming otherTiming;
+    gpu::Timeline otherTimeline;
+    if (compare) {
+      if (gpu::fusesByDefault(info)) runner.run(job.shape, job.tokens, other);  // warm-up
+      dev->openTimeline();
+      otherOut = runner.run(job.shape, job.tokens, other, &otherTiming);
+      otherTimeline = dev->closeTimeline();
+    }
+    // Layer by layer without the calibration: the scans' built-in heuristic (ScanSchedule::Auto).
     gpu::LayerRunner heuristicRunner(*dev, job.program);
+    gpu::LayerRunOptions heuristic;
+    heuristic.fusion = gpu::PathFusion::Off;
     const double heuristicMs =
-        medianMs(o.repeats, [&] { heuristicRunner.run(job.shape, job.tokens); });
+        medianMs(o.repeats, [&] { heuristicRunner.run(job.shape, job.tokens, heuristic); });
     const std::vector<double> cpuMap = lastOutputs(cpu, job.shape, job.program.outputWidth);
     const std::vector<double> gpuMap = lastOutputs(gpuOut, job.shape, job.program.outputWidth);
     // The float64 CPU heat map (the plan executor on the same compiled path).
@@ -218,9 +249,16 @@ int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
         << fmt("  (kernels %.1f ms", timing.kernelMs) << fmt(", host %.1f ms, ", hostMs)
         << timing.tiles << " tiles, " << timing.slots << " in flight, "
         << (after.buffers - before.buffers) << " buffers created after the first run)\n"
-        << "  vulkan, heuristic scan schedule (no calibration) " << fmt("%.1f ms", heuristicMs)
-        << "\n"
-        << "  vulkan vs cpu fp32: max |diff|/(1+|cpu|) = " << fmt("%.2e", agree) << "\n"
+        << "  vulkan, layer by layer, heuristic scan schedule (no calibration) "
+        << fmt("%.1f ms", heuristicMs) << "\n";
+    const std::string mode = timing.fused ? "fused path" : "layer by layer";
+    const std::string otherMode = timing.fused ? "layer by layer" : "fused path";
+    printTimeline(out, timeline, timing.wallMs, "vulkan timeline (" + mode + ", the default)");
+    if (compare)
+      printTimeline(out, otherTimeline, otherTiming.wallMs, "vulkan timeline (" + otherMode + ")");
+    else
+      out << "  vulkan " << otherMode << ": not run on a CPU driver (--compare-fusion runs it)\n";
+    out << "  vulkan vs cpu fp32: max |diff|/(1+|cpu|) = " << fmt("%.2e", agree) << "\n"
         << "  max |error| vs float64: cpu fp32 " << fmt("%.3g", cpuErr) << ", vulkan "
         << fmt("%.3g", gpuErr) << "\n";
     j["ua_constants_fitted"] = o.fitted;
@@ -234,6 +272,27 @@ int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
     j["ua_vulkan_tiles"] = timing.tiles;
     j["ua_vulkan_buffers_created_after_first_run"] = after.buffers - before.buffers;
     j["ua_vulkan_over_cpu_speedup"] = cpuMs / gpuMs;
+    // The timeline of one run (timeline_report.h), and the other mode's beside it.
+    j["ua_vulkan_fused"] = timing.fused;
+    const nlohmann::ordered_json tl = timelineJson(timeline, timing.wallMs);
+    j["ua_vulkan_dispatches"] = tl["dispatches"];
+    j["ua_vulkan_barriers"] = tl["barriers"];
+    j["ua_vulkan_submissions"] = tl["submissions"];
+    j["ua_vulkan_gpu_busy_ms"] = tl["gpu_busy_ms"];
+    j["ua_vulkan_gpu_span_ms"] = tl["gpu_span_ms"];
+    j["ua_vulkan_gpu_idle_share"] = tl["gpu_idle_share"];
+    j["ua_vulkan_host_phases_ms"] = tl["host_phases_ms"];
+    j["ua_vulkan_timeline_wall_ms"] = timing.wallMs;
+    j["ua_vulkan_other_mode"] = otherMode;
+    if (compare) {
+      j["ua_vulkan_other_ms"] = otherTiming.wallMs;
+      j["ua_vulkan_other_timeline"] = timelineJson(otherTimeline, otherTiming.wallMs);
+      double worst = 0;
+      for (size_t i = 0; i < gpuOut.size() && i < otherOut.size(); ++i)
+        worst = std::max(worst, std::fabs(double(gpuOut[i]) - otherOut[i]) /
+                                    (1 + std::fabs(double(otherOut[i]))));
+      j["ua_vulkan_other_vs_default_max_rel_diff"] = worst;
+    }
     j["ua_vulkan_vs_cpu_max_rel_diff"] = agree;
     j["ua_cpu_fp32_max_error_vs_float64"] = cpuErr;
     j["ua_vulkan_max_error_vs_float64"] = gpuErr;

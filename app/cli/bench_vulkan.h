@@ -24,6 +24,9 @@ struct BenchVulkanOptions {
   // --fitted: the UA job's program with its constants fitted for fp32 first
   // (docs/precision.md; values in [-3, 3], t ≤ the prompt's length + 1).
   bool fitted = false;
+  // --compare-fusion: also run the UA job fused on a CPU driver (minutes on lavapipe; on a
+  // GPU both modes always run).
+  bool compareFusion = false;
 };
 
 // Prints a table, then ONE JSON line of the figures. Throws lsrl::Error (VulkanUnavailable

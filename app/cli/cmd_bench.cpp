@@ -41,6 +41,8 @@ int cmdBench(const Argv& argv, std::ostream& out) {
        {"no-ua", "", "vulkan: kernels only, no UA heat-map job"},
        {"fitted", "", "vulkan: the UA job with its constants fitted for fp32 (docs/precision.md)"},
        {"grid", "G", "vulkan: G x G queries in the UA job (default 64)"},
+       {"compare-fusion", "",
+        "vulkan: on a CPU driver also run the UA job fused (GPUs always run both)"},
        {"channels", "D", "models: d_h (default 64)"},
        {"batch", "B", "models: sequences in the batched Vulkan figures (default 16)"},
        {"no-vulkan", "", "models: CPU figures only"},
@@ -76,6 +78,7 @@ int cmdBench(const Argv& argv, std::ostream& out) {
     if (args->has("grid")) options.grid = parseIntValue(args->get("grid"), "--grid", 1, 1024);
     options.uaJob = !args->has("no-ua");
     options.fitted = args->has("fitted");
+    options.compareFusion = args->has("compare-fusion");
     return benchVulkan(options, out);
   }
   if (which == "models") {

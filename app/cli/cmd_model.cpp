@@ -73,9 +73,13 @@ int evalModel(const Args& args, const std::string& kind, const seed_models::Seed
         "scores one sample per thread");
   const int batch = args.has("batch") ? parseIntValue(args.get("batch"), "--batch", 1, 65536)
                                       : seed_models::kDefaultEvalBatch;
+  if (args.has("profile") && which != ModelBackend::Vulkan)
+    throw Error("--profile times the Vulkan backend's device work (--backend vulkan)");
+  EvalProfile profile;
   const auto start = std::chrono::steady_clock::now();
   const seed_models::Score score =
-      evaluateSeedModelOn(which, model, task, static_cast<uint64_t>(seedOf(args)), samples, batch);
+      evaluateSeedModelOn(which, model, task, static_cast<uint64_t>(seedOf(args)), samples, batch,
+                          args.has("profile") ? &profile : nullptr);
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   nlohmann::ordered_json result;
@@ -90,6 +94,10 @@ int evalModel(const Args& args, const std::string& kind, const seed_models::Seed
   result["targets"] = score.total;
   result["wall_s"] = wall;
   result["samples_per_s"] = wall > 0 ? samples / wall : 0.0;
+  if (args.has("profile")) {
+    out << profile.text;
+    result["profile"] = profile.json;
+  }
   out << result.dump() << "\n";
   return 0;
 }
@@ -117,7 +125,8 @@ int cmdModel(const Argv& argv, std::ostream& out) {
       "                      [--input IN.json | --task T] [--seed N] [--backend cpu|vulkan]\n"
       "                      [--trace TRACE.json]\n"
       "       lsrl model eval NAME [--config CFG.json | --weights W.safetensors] [--task T]\n"
-      "                       [--samples N] [--seed S] [--backend cpu|vulkan [--batch N]]\n"
+      "                       [--samples N] [--seed S]\n"
+      "                       [--backend cpu|vulkan [--batch N] [--profile]]\n"
       "       lsrl model save NAME [--config CFG.json] -o W.safetensors",
       "The seed architectures: mingru, minlstm, gateloop, lattice, looped (docs/models.md).\n"
       "`list` prints each model's tasks, widths and default config as JSON. `run` runs a\n"
@@ -129,7 +138,10 @@ int cmdModel(const Argv& argv, std::ostream& out) {
       "\"task\", \"samples\", \"accuracy\", ..., \"wall_s\", \"samples_per_s\"}: accuracy is the\n"
       "fraction of target tokens whose largest output is the target. On the cpu the samples\n"
       "run one per thread on all cores; on vulkan one device runs them in batches of\n"
-      "--batch N (default 256; the same samples and totals whatever N). `save` writes a\n"
+      "--batch N (default 256; the same samples and totals whatever N); --profile adds\n"
+      "where the time went: the device's dispatches, barriers, submissions and copies, the\n"
+      "host's milliseconds per phase (pack, record, submit, wait, unpack), the GPU's busy\n"
+      "time and span, and the host work outside them (docs/vulkan.md). `save` writes a\n"
       "model's weights and config.",
       {{"config", "CFG.json", "model config (sizes, seed, mode); missing keys: defaults"},
        {"weights", "W.safetensors", "run: weights written by lsrl model save"},
@@ -138,6 +150,7 @@ int cmdModel(const Argv& argv, std::ostream& out) {
        {"seed", "N", "run: seed of the task's input; eval: of the first sample (default 0)"},
        {"samples", "N", "eval: samples to score (default 1000)"},
        {"batch", "N", "eval on vulkan: samples per device batch (default 256)"},
+       {"profile", "", "eval on vulkan: report the device timeline (\"profile\" in the JSON)"},
        {"backend", "B", "run, eval: cpu (float64, default) or vulkan (fp32)"},
        {"trace", "TRACE.json", "run: also write the trace"},
        {"o", "W.safetensors", "save: output file"}},
@@ -169,6 +182,7 @@ int cmdModel(const Argv& argv, std::ostream& out) {
     return evalModel(*args, kind, *model, metadata, out);
   }
   if (args->has("batch")) throw Error("--batch is for lsrl model eval --backend vulkan");
+  if (args->has("profile")) throw Error("--profile is for lsrl model eval --backend vulkan");
   if (args->has("input") && args->has("task")) throw Error("give --input or --task, not both");
   const std::string backend = args->get("backend", "cpu");
   const ModelBackend which = modelBackendFromName(backend);

@@ -6,6 +6,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/prompt_batch.h"
 #include "core/io/sequence_file.h"
 #include "core/numbers/exact_field.h"
 #include "core/programs/prompts.h"
@@ -131,6 +132,22 @@ int promptTok2tok(const Args& args, std::ostream& out) {
   const int L = parseIntValue(args.get("L", "3"), "--L", 1, 1024);
   const uint64_t seed = parseSeed(args);
   const int vocab = parseIntValue(args.get("vocab", "10"), "--vocab", 1, 1 << 30);
+  if (args.has("count")) {
+    if (!args.has("random") || args.has("dict") || args.has("query"))
+      throw Error(
+          "--count draws a dictionary and a query per prompt: give --random K, "
+          "without --dict or --query");
+    Tok2tokBatch batch;
+    batch.entries = parseIntValue(args.get("random"), "--random", 1, 100000);
+    batch.L = L;
+    batch.vocab = vocab;
+    batch.seed = seed;
+    batch.count = static_cast<size_t>(parseIntValue(args.get("count"), "--count", 1, 1 << 30));
+    const size_t steps = writeTok2tokBatch(batch, args.get("o"));
+    out << "wrote " << args.get("o") << " (" << batch.count << " prompts of " << steps
+        << " tokens)\n";
+    return 0;
+  }
   Tok2tokCase c;
   if (args.has("dict")) {
     if (args.has("random")) throw Error("give either --dict or --random, not both");
@@ -162,6 +179,8 @@ int promptTok2tok(const Args& args, std::ostream& out) {
 }
 
 int promptVec2vec(const Args& args, std::ostream& out) {
+  if (args.has("count"))
+    throw Error("--count writes batches of tok2tok prompts; vec2vec writes one prompt per file");
   const int n = parseIntValue(args.get("n", "2"), "--n", 1, 64);
   const int m = parseIntValue(args.get("m", "1"), "--m", 1, 4096);
   const int N = parseIntValue(args.get("N", "8"), "--N", 1, 1 << 20);
@@ -236,7 +255,8 @@ int promptVec2vec(const Args& args, std::ostream& out) {
 
 int cmdPrompt(const Argv& argv, std::ostream& out) {
   const CommandSpec spec{
-      "lsrl prompt vec2vec|tok2tok [options] -o IN.json",
+      "lsrl prompt vec2vec|tok2tok [options] -o IN.json\n"
+      "lsrl prompt tok2tok --random K --count N [options] -o IN.npy|IN.safetensors|IN.json",
       "Writes an input file for `lsrl run`, with the expected answer and the seed recorded.\n"
       "tok2tok: the query followed by every key and value (L tokens each); the answer is\n"
       "the value stored under the query, output at the last L steps. Keys must be unique\n"
@@ -244,12 +264,17 @@ int cmdPrompt(const Argv& argv, std::ostream& out) {
       "vec2vec: the query token [x; 0] followed by one token [1/N, lower corner, f(centre)]\n"
       "per cell of the N-grid on [0,1]^n; the answer (last output) is f at the centre of\n"
       "the query's cell. The query must lie in (1/mu, 1]^n and at least 1/mu from every\n"
-      "cell wall.",
+      "cell wall.\n"
+      "tok2tok --random K --count N: N prompts in one file, prompt i the one --seed S+i\n"
+      "gives, each L*(2K+1) tokens long (K = 4 and L = 3: 27 tokens): an N x T x 1 array\n"
+      "for lsrl run (-o IN.npy, or IN.safetensors with the expected answers as \"expected\")\n"
+      "or a JSON batch (-o IN.json).",
       {{"o", "IN.json", "output file (written atomically)"},
        {"seed", "S", "seed for everything random (default 0)"},
        {"L", "L", "tok2tok: key/value length (default 3)"},
        {"dict", "DICT.json", "tok2tok: [[key, value], ...] or {\"entries\": [...]}"},
        {"random", "K", "tok2tok: a seeded random dictionary of K entries"},
+       {"count", "N", "tok2tok: N prompts of --random K, seeds S..S+N-1 (.npy/.safetensors/.json)"},
        {"vocab", "V", "tok2tok: tokens in 0..V-1 (default 10)"},
        {"query", "a,b,...",
         "the query (tok2tok: default the first key / a random key;"

@@ -1,10 +1,12 @@
 // lsrl run FILE --input IN.json [--exact | --backend B [--precision P]] [--trace TRACE.json]
 //          [--threads N] [--progress]
+// lsrl run FILE --input IN.npy|IN.safetensors -o OUT.npy|OUT.safetensors [...] (array_run.h)
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <ostream>
 
 #include "app/cli/args.h"
+#include "app/cli/array_run.h"
 #include "app/cli/commands.h"
 #include "app/cli/fp32_backends.h"
 #include "app/cli/progress_printer.h"
@@ -13,6 +15,7 @@
 #include "core/executor/executor.h"
 #include "core/executor/trace_file.h"
 #include "core/float_batch/target_program.h"
+#include "core/io/array_file.h"
 #include "core/io/graph_file.h"
 #include "core/io/sequence_file.h"
 #include "core/util/atomic_file.h"
@@ -104,7 +107,8 @@ nlohmann::json runWithTrace(const Graph& graph, bool compiled, const SequenceBat
 int cmdRun(const Argv& argv, std::ostream& out) {
   const CommandSpec spec{
       "lsrl run FILE --input IN.json [--exact | --backend B [--precision P]]\n"
-      "         [--trace TRACE.json] [--threads N] [--progress]",
+      "         [--trace TRACE.json] [--threads N] [--progress]\n"
+      "lsrl run FILE --input IN.npy|IN.safetensors -o OUT.npy|OUT.safetensors [--backend B ...]",
       "Runs a program on token sequences with ForEach semantics (states reset before each\n"
       "sequence) and prints {\"outputs\": [[...], ...]}, one row per token, or\n"
       "{\"batch_outputs\": [...]} for an input in batch form. Float64 by default; --exact\n"
@@ -117,8 +121,18 @@ int cmdRun(const Argv& argv, std::ostream& out) {
       "(lsrl devices; fails with the reason when there is none); --backend vulkan\n"
       "--precision fp64 runs a compiled model in fp64 on the device instead (a device with\n"
       "float64 in shaders; lsrl devices says). On float64 and exact the rows are written as\n"
-      "they are computed, with progress on stderr when it is a terminal or with --progress.",
-      {{"input", "IN.json", "token sequences: {\"tokens\": [[...]...]} or {\"batch\": [...]}"},
+      "they are computed, with progress on stderr when it is a terminal or with --progress.\n"
+      "Binary batches: IN.npy ('<f4' or '<f8', C order) or IN.safetensors (one F32/F64\n"
+      "tensor, or the one named \"tokens\" or \"input\") holds a B x T x C array, B sequences\n"
+      "of T tokens of width C (a 2-d T x C array is one sequence); the outputs go to -o as a\n"
+      "B x T x D array (T x D for 2-d input; tensor \"output\"), F32 for fp32 runs and F64\n"
+      "otherwise; --exact computes exactly from the floats' exact values and rounds each\n"
+      "output once to float64. -o is required there and refused for JSON input. Such a batch:\n"
+      "lsrl prompt tok2tok --random 4 --count 1000000 -o IN.npy (27 tokens each for L=3).",
+      {{"input", "IN.json",
+        "token sequences: {\"tokens\": [[...]...]} or {\"batch\": [...]}, or a binary batch "
+        "(.npy, .safetensors)"},
+       {"o", "OUT.npy", "binary input's outputs: .npy or .safetensors (written atomically)"},
        {"exact", "", "compute exactly instead of in float64 (= --backend exact)"},
        {"backend", "B", "float64 (default), exact, cpu32 or vulkan"},
        {"precision", "P", "fp32 (default) or fp64 = float64 (vulkan, compiled models)"},
@@ -147,6 +161,31 @@ int cmdRun(const Argv& argv, std::ostream& out) {
 
   const std::string& file = args->positional()[0];
   const bool fp64 = wantsFp64(*args, backend, isWeightFile(file));
+  const std::string& input = args->get("input");
+  if (args->has("o") && !arrayFormatOf(input))
+    throw Error(
+        "-o writes the outputs of a binary batch (--input IN.npy or IN.safetensors); "
+        "the outputs of " +
+        input + " are printed as JSON");
+  if (arrayFormatOf(input)) {
+    if (!args->has("o"))
+      throw Error(input +
+                  " is a binary batch: its outputs are written as an array too, give -o "
+                  "OUT.npy or -o OUT.safetensors");
+    if (!arrayFormatOf(args->get("o")))
+      throw Error("-o " + args->get("o") +
+                  ": binary outputs are written to a .npy or .safetensors file");
+    if (args->has("trace"))
+      throw Error("--trace writes JSON traces of JSON inputs; a binary batch (" + input +
+                  ") runs without one");
+    ArrayRunOptions options;
+    options.backend = backend;
+    options.fp64 = fp64;
+    options.threads = threads;
+    options.progress = ProgressPrinter::wanted(args->has("progress"));
+    out << runArrayFile(file, input, args->get("o"), options).dump() << "\n";
+    return 0;
+  }
   if (!batched && !args->has("trace") && !isWeightFile(file)) {
     // Programs and compiled models on the CPU executors: streamed, rows written as they
     // are computed (the whole-batch path below holds every input and output).

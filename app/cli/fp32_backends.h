@@ -4,6 +4,8 @@
 // different lengths run as separate batches (a batch runner needs one T).
 #pragma once
 
+#include <functional>
+#include <span>
 #include <vector>
 
 #include "core/executor/executor.h"  // ExactSequence
@@ -17,6 +19,19 @@ namespace lsrl::cli {
 
 enum class Fp32Backend { Cpu, Vulkan };
 
+// Equal-length sequences handed to a batch runner a block at a time, so that a big batch
+// (a binary token file, docs/input-format.md) is never held whole: `fill` writes sequences
+// [first, first + count) into `tokens` ([count][steps][inputWidth]), `take` receives their
+// outputs ([count][steps][outputWidth]). The blocks are those the sequence overloads below
+// run, so both give the same outputs for the same sequences.
+template <class Scalar>
+struct SequenceBlocks {
+  size_t sequences = 0;
+  size_t steps = 0;  // at most INT_MAX
+  std::function<void(size_t first, size_t count, std::span<Scalar> tokens)> fill;
+  std::function<void(size_t first, size_t count, std::span<const Scalar> outputs)> take;
+};
+
 // One output row per token per sequence, as doubles, of a compiled model's path graph
 // (float_batch::layerProgramFromPath) or a target's weights (float_batch::layerProgramFromTarget).
 // Throws lsrl::Error for bad tokens and gpu::VulkanUnavailable when Vulkan is asked for
@@ -27,11 +42,22 @@ std::vector<std::vector<std::vector<double>>> runFp32(const float_batch::LayerPr
                                                       const std::vector<ExactSequence>& sequences,
                                                       Fp32Backend backend,
                                                       gpu::Device* device = nullptr);
+void runFp32(const float_batch::LayerProgram& program, const SequenceBlocks<float>& blocks,
+             Fp32Backend backend, gpu::Device* device = nullptr);
 
 // The same in fp64 on the Vulkan device (float_batch::layerProgramFromPath<double>). Also throws
 // lsrl::Error naming the device when it has no shaderFloat64.
 std::vector<std::vector<std::vector<double>>> runVulkanFp64(
     const float_batch::LayerProgram64& program, const std::vector<ExactSequence>& sequences,
     gpu::Device* device = nullptr);
+void runVulkanFp64(const float_batch::LayerProgram64& program, const SequenceBlocks<double>& blocks,
+                   gpu::Device* device = nullptr);
+
+// The fp32 (Scalar = float) or fp64 value of an input, refused when the format cannot hold
+// it (as float64 refuses NaN and infinities: a silent inf or NaN would flow through the
+// whole model). Throws lsrl::Error "sequence 3, token 5, feature 0 is 1e+39, which is not a
+// finite fp32 number ...".
+template <class Scalar>
+Scalar deviceInput(double value, size_t sequence, size_t token, size_t feature);
 
 }  // namespace lsrl::cli

@@ -1,9 +1,12 @@
 #include "app/cli/model_backends.h"
 
+#include <chrono>
+#include <sstream>
 #include <vector>
 
 #include "core/util/error.h"
 #ifdef LSRL_HAVE_VULKAN
+#include "app/cli/timeline_report.h"
 #include "core/gpu/device_models.h"
 #endif
 
@@ -39,20 +42,45 @@ seed_models::Sequence runSeedModel(const seed_models::SeedModel& model,
 
 seed_models::Score evaluateSeedModelOn(ModelBackend backend, const seed_models::SeedModel& model,
                                        const std::string& task, uint64_t seed, int samples,
-                                       int batch) {
-  if (backend == ModelBackend::Cpu)
+                                       int batch, EvalProfile* profile) {
+  if (backend == ModelBackend::Cpu) {
+    if (profile != nullptr) throw Error("--profile times the Vulkan backend (--backend vulkan)");
     return seed_models::evaluateSeedModel(model, task, seed, samples);
+  }
 #ifdef LSRL_HAVE_VULKAN
+  using Clock = std::chrono::steady_clock;
+  auto msSince = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
+  const auto start = Clock::now();
   // One device for the whole run (opening one costs more than a batch on it).
   const auto device = gpu::Device::open();
-  return seed_models::evaluateSeedModelInBatches(
+  const double openMs = msSince(start);
+  if (profile != nullptr) device->openTimeline();
+  const auto evalStart = Clock::now();
+  const seed_models::Score score = seed_models::evaluateSeedModelInBatches(
       model, task, seed, samples,
       [&](const std::vector<seed_models::Sequence>& inputs) {
         return gpu::runSeedModelBatchOnDevice(*device, model, inputs);
       },
       batch);
+  if (profile != nullptr) {
+    const double evalMs = msSince(evalStart);
+    const gpu::Timeline timeline = device->closeTimeline();
+    profile->json = timelineJson(timeline, evalMs);
+    profile->json["device_open_ms"] = openMs;
+    profile->json["host_other_ms"] = std::max(0.0, evalMs - timeline.hostTotalMs());
+    std::ostringstream text;
+    printTimeline(text, timeline, evalMs, "vulkan timeline");
+    text << "    other host work (the model's host side, drawing and scoring samples) "
+         << std::max(0.0, evalMs - timeline.hostTotalMs()) << " ms; opening the device " << openMs
+         << " ms\n";
+    profile->text = text.str();
+  }
+  return score;
 #else
   (void)batch;
+  (void)profile;
   noVulkanBuild();
 #endif
 }

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <tuple>
 #include <utility>
 #include <variant>
 #include <vulkan/vulkan.hpp>
@@ -26,6 +28,24 @@ constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
 bool envFlag(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr && std::string(v) == "1";
+}
+
+// A quarter of lavapipe's 65,535 iterations per loop and invocation: room for the loops
+// the kernels' estimates do not count.
+constexpr uint64_t kLavapipeLoopBudget = 16384;
+
+// LSRL_VULKAN_LOOP_BUDGET when set to a number, else `fallback`.
+uint64_t loopBudgetFromEnv(uint64_t fallback) {
+  const char* v = std::getenv("LSRL_VULKAN_LOOP_BUDGET");
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  return end != nullptr && *end == '\0' ? n : fallback;
+}
+
+double msSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 std::string lower(std::string s) {
@@ -163,6 +183,10 @@ DeviceInfo describe(vk::PhysicalDevice pd, int index) {
       info.deviceLocalBytes += memory.memoryHeaps[h].size;
   info.timestampPeriodNs =
       props.limits.timestampComputeAndGraphics ? props.limits.timestampPeriod : 0;
+  // Only CPU drivers (llvmpipe) cap a shader loop's iterations; GPUs run whole tiles.
+  const bool llvmpipe = driver.driverID == vk::DriverId::eMesaLlvmpipe ||
+                        props.deviceType == vk::PhysicalDeviceType::eCpu;
+  info.loopIterationBudget = loopBudgetFromEnv(llvmpipe ? kLavapipeLoopBudget : 0);
   return info;
 }
 
@@ -271,7 +295,12 @@ struct Batch::Impl {
     const BufferImpl* to;
     vk::BufferCopy region;
   };
-  std::vector<std::variant<Dispatch, Copy>> commands;
+  struct Fill {
+    const BufferImpl* buffer;
+    size_t offset, bytes;
+    uint32_t value;
+  };
+  std::vector<std::variant<Dispatch, Copy, Fill>> commands;
   size_t dispatches = 0;
   Timing timing = Timing::Off;
 };
@@ -316,6 +345,17 @@ void Batch::copy(const Buffer& from, const Buffer& to, size_t bytes, size_t from
                                           vk::BufferCopy(fromOffset, toOffset, bytes)});
 }
 
+void Batch::fill(const Buffer& buffer, size_t offset, size_t bytes, uint32_t value) {
+  if (!impl_) impl_ = std::make_unique<Impl>();
+  if (offset % 4 != 0 || bytes % 4 != 0 || offset + bytes > buffer.bytes())
+    throw Error("Vulkan fill of " + std::to_string(bytes) + " bytes at offset " +
+                std::to_string(offset) + " of a " + std::to_string(buffer.bytes()) +
+                "-byte buffer: the range must be within it and both multiples of 4");
+  if (bytes == 0) return;
+  impl_->commands.emplace_back(
+      Impl::Fill{static_cast<const BufferImpl*>(&buffer), offset, bytes, value});
+}
+
 // ------------------------------------------------------------------------------ device
 
 // One submission's reusable resources. A batch takes a free frame; the frame's pools are
@@ -347,6 +387,14 @@ struct Device::Impl {
   std::vector<std::unique_ptr<Frame>> frames;
   std::unique_ptr<BufferImpl> staging;  // upload / download through device-local memory
   DeviceCounters counters;
+  // The open timeline (timeline.h) and its dispatches' [start, end] in milliseconds.
+  bool timelineOn = false;
+  Timeline timeline;
+  std::vector<std::pair<double, double>> dispatchIntervals;
+
+  void addHost(HostPhase phase, double ms) {
+    if (timelineOn) timeline.hostMs[static_cast<size_t>(phase)] += ms;
+  }
 
   ~Impl() {
     if (!device) return;
@@ -380,10 +428,17 @@ struct Device::Impl {
     using M = vk::MemoryPropertyFlagBits;
     int type = -1;
     if (hostVisible) {
-      type = memoryType(req.memoryTypeBits, M::eHostVisible | M::eHostCoherent);
+      // Cached where there is such memory: the host reads results back from it, and reads
+      // of uncached memory are slow.
+      type = memoryType(req.memoryTypeBits, M::eHostVisible | M::eHostCoherent | M::eHostCached);
+      if (type < 0) type = memoryType(req.memoryTypeBits, M::eHostVisible | M::eHostCoherent);
     } else {
-      // Device-local and mappable (integrated GPUs, lavapipe, ReBAR): no staging needed.
-      type = memoryType(req.memoryTypeBits, M::eDeviceLocal | M::eHostVisible | M::eHostCoherent);
+      // Device-local memory the host reads as fast as its own (integrated GPUs, lavapipe):
+      // mapped, no staging needed. A discrete GPU's mappable device memory (its BAR,
+      // resizable or not) is uncached: each host read crosses PCIe on its own, so results
+      // come back through a staging copy instead (docs/vulkan.md, "Where the time goes").
+      type = memoryType(req.memoryTypeBits,
+                        M::eDeviceLocal | M::eHostVisible | M::eHostCoherent | M::eHostCached);
       if (type < 0) type = memoryType(req.memoryTypeBits, M::eDeviceLocal);
     }
     if (type < 0)
@@ -462,11 +517,16 @@ struct Device::Impl {
   // Records `record` into the frame's command buffer and submits it with the frame's fence.
   template <class F>
   void submitFrame(Frame& f, F record) {
+    const auto recordStart = std::chrono::steady_clock::now();
     f.cmd.begin(vk::CommandBufferBeginInfo(vk::CommandBufferUsageFlagBits::eOneTimeSubmit));
     record(f.cmd);
     f.cmd.end();
+    addHost(HostPhase::Record, msSince(recordStart));
+    const auto submitStart = std::chrono::steady_clock::now();
     queue.submit(vk::SubmitInfo({}, {}, f.cmd), f.fence);
+    addHost(HostPhase::Submit, msSince(submitStart));
     ++counters.submissions;
+    if (timelineOn) ++timeline.submissions;
   }
 
   // Waits for frame i, reads its timestamps and frees it for the next batch.
@@ -474,19 +534,28 @@ struct Device::Impl {
     Frame& f = *frames.at(i);
     std::vector<double> times;
     try {
+      const auto waitStart = std::chrono::steady_clock::now();
       if (device.waitForFences(f.fence, VK_TRUE, UINT64_MAX) != vk::Result::eSuccess)
         throw Error("Vulkan: waiting for the device failed");
+      addHost(HostPhase::Wait, msSince(waitStart));
       device.resetFences(f.fence);
       if (f.timedDispatches > 0) {
         const uint32_t n = f.timedDispatches;
         std::vector<uint64_t> stamps(2 * n);
+        // Blocking on the device too: lavapipe signals the fence before the timestamps.
+        const auto queriesStart = std::chrono::steady_clock::now();
         const auto r = device.getQueryPoolResults(
             f.queries, 0, 2 * n, stamps.size() * sizeof(uint64_t), stamps.data(), sizeof(uint64_t),
             vk::QueryResultFlagBits::e64 | vk::QueryResultFlagBits::eWait);
         if (r == vk::Result::eSuccess)
-          for (uint32_t k = 0; k < n; ++k)
-            times.push_back(static_cast<double>(stamps[2 * k + 1] - stamps[2 * k]) *
-                            info.timestampPeriodNs * 1e-6);
+          for (uint32_t k = 0; k < n; ++k) {
+            const double start = static_cast<double>(stamps[2 * k]) * info.timestampPeriodNs * 1e-6;
+            const double end =
+                static_cast<double>(stamps[2 * k + 1]) * info.timestampPeriodNs * 1e-6;
+            times.push_back(end - start);
+            if (timelineOn) dispatchIntervals.emplace_back(start, end);
+          }
+        addHost(HostPhase::Wait, msSince(queriesStart));
       }
     } catch (const vk::SystemError& e) {
       f.busy = false;
@@ -534,6 +603,7 @@ std::unique_ptr<Device> Device::open(Options options) {
     d.physical = rt.instance.enumeratePhysicalDevices().at(static_cast<size_t>(index));
     d.info = devices[static_cast<size_t>(index)];
     if (options.withoutFloat64) d.info.shaderFloat64 = false;
+    if (options.loopIterationBudget) d.info.loopIterationBudget = *options.loopIterationBudget;
     d.memory = d.physical.getMemoryProperties();
     d.limits = d.physical.getProperties().limits;
     const auto families = d.physical.getQueueFamilyProperties();
@@ -608,12 +678,17 @@ void Device::upload(Buffer& to, const void* data, size_t bytes, size_t offset) {
                 std::to_string(offset) + " overruns a " + std::to_string(b.size) + "-byte buffer");
   if (bytes == 0) return;
   if (b.mapped != nullptr) {
+    const HostPhaseTimer pack(*this, HostPhase::Pack);
     std::memcpy(static_cast<uint8_t*>(b.mapped) + offset, data, bytes);
     return;
   }
   try {
     BufferImpl& staging = impl_->stagingOf(bytes);
-    std::memcpy(staging.mapped, data, bytes);
+    {
+      const HostPhaseTimer pack(*this, HostPhase::Pack);
+      std::memcpy(staging.mapped, data, bytes);
+    }
+    if (impl_->timelineOn) ++impl_->timeline.copies;
     impl_->submitAndWait([&](vk::CommandBuffer cmd) {
       cmd.copyBuffer(staging.buffer, b.buffer, vk::BufferCopy(0, offset, bytes));
     });
@@ -628,15 +703,19 @@ void Device::download(const Buffer& from, void* data, size_t bytes, size_t offse
     throw Error("Vulkan download of " + std::to_string(bytes) + " bytes at " +
                 std::to_string(offset) + " overruns a " + std::to_string(b.size) + "-byte buffer");
   if (bytes == 0) return;
+  Device& self = const_cast<Device&>(*this);  // the timeline is bookkeeping, not state
   if (b.mapped != nullptr) {
+    const HostPhaseTimer unpack(self, HostPhase::Unpack);
     std::memcpy(data, static_cast<const uint8_t*>(b.mapped) + offset, bytes);
     return;
   }
   try {
     BufferImpl& staging = impl_->stagingOf(bytes);
+    if (impl_->timelineOn) ++impl_->timeline.copies;
     impl_->submitAndWait([&](vk::CommandBuffer cmd) {
       cmd.copyBuffer(b.buffer, staging.buffer, vk::BufferCopy(offset, 0, bytes));
     });
+    const HostPhaseTimer unpack(self, HostPhase::Unpack);
     std::memcpy(data, staging.mapped, bytes);
   } catch (const vk::SystemError& e) {
     throw vulkanError("download", e);
@@ -740,7 +819,9 @@ Submission Device::submit(Batch& batch) {
     storage += static_cast<uint32_t>(x->buffers.size());
   }
   const uint32_t n = static_cast<uint32_t>(layouts.size());
-  const bool timed = b.timing == Timing::PerDispatch && d.timestamps && n > 0;
+  // An open timeline times every dispatch, whatever the batch asked for.
+  const bool timed = (b.timing == Timing::PerDispatch || d.timelineOn) && d.timestamps && n > 0;
+  const auto recordStart = std::chrono::steady_clock::now();
   const size_t frameIndex = d.acquireFrame();
   Frame& f = *d.frames[frameIndex];
   try {
@@ -760,6 +841,13 @@ Submission Device::submit(Batch& batch) {
       d.device.updateDescriptorSets(writes, {});
       ++set;
     }
+    d.addHost(HostPhase::Record, msSince(recordStart));
+    d.counters.dispatches += n;
+    if (d.timelineOn) {
+      d.timeline.dispatches += n;
+      d.timeline.copies += b.commands.size() - n;
+      d.timeline.barriers += b.commands.size();  // one between commands, one before the host
+    }
     d.submitFrame(f, [&](vk::CommandBuffer cmd) {
       if (timed) cmd.resetQueryPool(f.queries, 0, 2 * n);
       // Every command sees what the ones before it wrote, by shader or by copy.
@@ -775,6 +863,10 @@ Submission Device::submit(Batch& batch) {
                               {}, between, {}, {});
         if (const auto* copy = std::get_if<Batch::Impl::Copy>(&b.commands[c])) {
           cmd.copyBuffer(copy->from->buffer, copy->to->buffer, copy->region);
+          continue;
+        }
+        if (const auto* fill = std::get_if<Batch::Impl::Fill>(&b.commands[c])) {
+          cmd.fillBuffer(fill->buffer->buffer, fill->offset, fill->bytes, fill->value);
           continue;
         }
         const auto& x = std::get<Batch::Impl::Dispatch>(b.commands[c]);
@@ -809,6 +901,26 @@ Submission Device::submit(Batch& batch) {
 std::vector<double> Device::run(Batch& batch) { return submit(batch).wait(); }
 
 DeviceCounters Device::counters() const { return impl_->counters; }
+
+void Device::openTimeline() {
+  impl_->timelineOn = true;
+  impl_->timeline = Timeline{};
+  impl_->timeline.timed = impl_->timestamps;
+  impl_->dispatchIntervals.clear();
+}
+
+Timeline Device::closeTimeline() {
+  Timeline t = impl_->timeline;
+  std::tie(t.gpuBusyMs, t.gpuSpanMs) = busyAndSpan(std::move(impl_->dispatchIntervals));
+  impl_->timelineOn = false;
+  impl_->timeline = Timeline{};
+  impl_->dispatchIntervals.clear();
+  return t;
+}
+
+bool Device::timelineOpen() const { return impl_->timelineOn; }
+
+void Device::addHostTime(HostPhase phase, double ms) { impl_->addHost(phase, ms); }
 
 // ------------------------------------------------------------------------------ submission
 

@@ -23,10 +23,12 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "core/gpu/timeline.h"
 #include "core/util/error.h"
 
 namespace lsrl::gpu {
@@ -56,6 +58,12 @@ struct DeviceInfo {
   uint64_t maxStorageBufferRange = 0;
   uint64_t deviceLocalBytes = 0;
   double timestampPeriodNs = 0;  // 0: no compute timestamps
+  // Loop iterations one invocation may run in one dispatch (0: no limit). lavapipe
+  // (llvmpipe) silently ends a shader loop after 65,535 iterations over an invocation's
+  // lifetime, so kernels that walk time split T into dispatches on it (kernel_support.h's
+  // stepsPerDispatch); a GPU runs all of a tile's steps in one. LSRL_VULKAN_LOOP_BUDGET
+  // overrides it (a number; 0: no limit), e.g. where a watchdog ends long dispatches.
+  uint64_t loopIterationBudget = 0;
 };
 
 // Every physical device. Throws VulkanUnavailable.
@@ -113,7 +121,10 @@ class Batch {
   // cannot map). Throws lsrl::Error when a range overruns its buffer.
   void copy(const Buffer& from, const Buffer& to, size_t bytes, size_t fromOffset = 0,
             size_t toOffset = 0);
-  size_t size() const;  // commands recorded (dispatches and copies)
+  // Sets `bytes` bytes of `buffer` from `offset` (both multiples of 4) to the 32-bit
+  // `value` (vkCmdFillBuffer: counters and flags a kernel expects zeroed).
+  void fill(const Buffer& buffer, size_t offset, size_t bytes, uint32_t value);
+  size_t size() const;  // commands recorded (dispatches, copies and fills)
   size_t dispatches() const;
 
  private:
@@ -150,6 +161,7 @@ struct DeviceCounters {
   uint64_t queryPools = 0;
   uint64_t commandBuffers = 0;
   uint64_t submissions = 0;
+  uint64_t dispatches = 0;
 };
 
 class Device {
@@ -162,6 +174,9 @@ class Device {
     // Map no storage buffer, so the host reaches them through staging as on a discrete
     // GPU without resizable BAR (tests that path on lavapipe, whose memory is all mapped).
     bool stagingOnly = false;
+    // Replaces DeviceInfo::loopIterationBudget (tests run whole tiles on lavapipe with 0,
+    // over series short enough for its loop cap, as a GPU runs them).
+    std::optional<uint64_t> loopIterationBudget = std::nullopt;
   };
   // Throws VulkanUnavailable.
   static std::unique_ptr<Device> open(Options options);
@@ -211,6 +226,15 @@ class Device {
   std::vector<double> run(Batch& batch);
 
   DeviceCounters counters() const;
+
+  // A timeline of what follows (timeline.h): while one is open every submission is timed
+  // per dispatch and counted, and the host's phases are summed; closeTimeline returns it
+  // and closes it. Opening one while one is open starts it afresh.
+  void openTimeline();
+  Timeline closeTimeline();
+  bool timelineOpen() const;
+  // Adds host time to the open timeline's phase (nothing when none is open).
+  void addHostTime(HostPhase phase, double ms);
 
  private:
   Device();

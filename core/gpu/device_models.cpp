@@ -2,6 +2,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/gpu/gateloop_device.h"
 #include "core/gpu/lattice_device.h"
@@ -13,42 +14,63 @@ namespace lsrl::gpu {
 
 namespace {
 
+using seed_models::SeedModel;
 using seed_models::Sequence;
+using seed_models::Trace;
 
-Error noBackend(const seed_models::SeedModel& model) {
-  return Error(model.kind() + " has no Vulkan backend");
+// A seed model's device backend: which models it runs, and its two entry points.
+struct DeviceBackend {
+  bool (*matches)(const SeedModel& model);
+  Sequence (*runOne)(Device& dev, const SeedModel& model, const Sequence& input, Trace* trace);
+  std::vector<Sequence> (*runBatch)(Device& dev, const SeedModel& model,
+                                    const std::vector<Sequence>& batch);
+};
+
+// The row for the models of type `Model`, recognised by a dynamic_cast (so that
+// MinRnnModel's row serves minGRU and minLSTM alike). `Run` is a captureless lambda that
+// forwards to the backend's two overloads (one sequence with a trace, a batch of one
+// length): the row's plain function pointers construct it where they are called.
+template <class Model, class Run>
+constexpr DeviceBackend backendOf(Run /*overloads*/) {
+  return {[](const SeedModel& model) { return dynamic_cast<const Model*>(&model) != nullptr; },
+          [](Device& dev, const SeedModel& model, const Sequence& input, Trace* trace) {
+            return Run{}(dev, dynamic_cast<const Model&>(model), input, trace);
+          },
+          [](Device& dev, const SeedModel& model, const std::vector<Sequence>& batch) {
+            return Run{}(dev, dynamic_cast<const Model&>(model), batch);
+          }};
+}
+
+// Every seed model with a Vulkan backend; adding one is one row.
+const DeviceBackend kDeviceBackends[] = {
+    backendOf<seed_models::LatticeModel>([](auto&... args) { return runLatticeOnDevice(args...); }),
+    backendOf<seed_models::GateLoopModel>(
+        [](auto&... args) { return runGateLoopOnDevice(args...); }),
+    backendOf<seed_models::LoopedModel>([](auto&... args) { return runLoopedOnDevice(args...); }),
+    backendOf<seed_models::MinRnnModel>([](auto&... args) { return runMinRnnOnDevice(args...); }),
+};
+
+// Throws lsrl::Error "<kind> has no Vulkan backend" for a model without a row.
+const DeviceBackend& backendFor(const SeedModel& model) {
+  for (const DeviceBackend& backend : kDeviceBackends)
+    if (backend.matches(model)) return backend;
+  throw Error(model.kind() + " has no Vulkan backend");
 }
 
 // Sequences of one length through the model's batched backend.
-std::vector<Sequence> runOneLength(Device& dev, const seed_models::SeedModel& model,
+std::vector<Sequence> runOneLength(Device& dev, const SeedModel& model,
                                    const std::vector<Sequence>& batch) {
-  if (const auto* lattice = dynamic_cast<const seed_models::LatticeModel*>(&model))
-    return runLatticeOnDevice(dev, *lattice, batch);
-  if (const auto* gateloop = dynamic_cast<const seed_models::GateLoopModel*>(&model))
-    return runGateLoopOnDevice(dev, *gateloop, batch);
-  if (const auto* looped = dynamic_cast<const seed_models::LoopedModel*>(&model))
-    return runLoopedOnDevice(dev, *looped, batch);
-  if (const auto* minRnn = dynamic_cast<const seed_models::MinRnnModel*>(&model))
-    return runMinRnnOnDevice(dev, *minRnn, batch);
-  throw noBackend(model);
+  return backendFor(model).runBatch(dev, model, batch);
 }
 
 }  // namespace
 
-Sequence runSeedModelOnDevice(Device& dev, const seed_models::SeedModel& model,
-                              const Sequence& input, seed_models::Trace* trace) {
-  if (const auto* lattice = dynamic_cast<const seed_models::LatticeModel*>(&model))
-    return runLatticeOnDevice(dev, *lattice, input, trace);
-  if (const auto* gateloop = dynamic_cast<const seed_models::GateLoopModel*>(&model))
-    return runGateLoopOnDevice(dev, *gateloop, input, trace);
-  if (const auto* looped = dynamic_cast<const seed_models::LoopedModel*>(&model))
-    return runLoopedOnDevice(dev, *looped, input, trace);
-  if (const auto* minRnn = dynamic_cast<const seed_models::MinRnnModel*>(&model))
-    return runMinRnnOnDevice(dev, *minRnn, input, trace);
-  throw noBackend(model);
+Sequence runSeedModelOnDevice(Device& dev, const SeedModel& model, const Sequence& input,
+                              Trace* trace) {
+  return backendFor(model).runOne(dev, model, input, trace);
 }
 
-std::vector<Sequence> runSeedModelBatchOnDevice(Device& dev, const seed_models::SeedModel& model,
+std::vector<Sequence> runSeedModelBatchOnDevice(Device& dev, const SeedModel& model,
                                                 const std::vector<Sequence>& inputs) {
   std::map<size_t, std::vector<size_t>> byLength;  // length → input indices, in order
   for (size_t i = 0; i < inputs.size(); ++i) byLength[inputs[i].size()].push_back(i);

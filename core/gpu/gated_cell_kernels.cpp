@@ -47,6 +47,7 @@ void GatedCellKernels::record(Batch& batch, const char* kernel, const char* shad
   const Buffer* carry = nullptr;
   if (lstm) carry = cellCarries_.emplace_back(dev_.buffer(stateBytes)).get();
   const uint32_t chunk = stepsPerDispatch(
+      dev_.info(),
       recurrenceIterationsPerStep(g.perInvocation, uint32_t(gates), Whh.maxRowNonZeros, nonzeros));
   for (uint32_t t0 = 0; t0 < uint32_t(shape.steps); t0 += chunk) {
     const CellPush push{uint32_t(shape.batch),

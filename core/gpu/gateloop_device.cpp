@@ -5,10 +5,12 @@
 #include <span>
 #include <string>
 
+#include "core/gpu/embed_and_head.h"
 #include "core/gpu/kernel_support.h"
 #include "core/gpu/row_tiles.h"
 #include "core/gpu/workgroups.h"
 #include "core/util/error.h"
+#include "core/util/parallel_for.h"
 
 namespace lsrl::gpu {
 
@@ -137,39 +139,23 @@ std::vector<Complex> complexes(const std::vector<float>& from, size_t first, siz
 std::vector<Sequence> forward(Device& dev, const GateLoopModel& model,
                               std::span<const Sequence> seqs, seed_models::Trace* trace,
                               const ScanOptions& options) {
-  std::vector<Sequence> xs;
-  for (size_t b = 0; b < seqs.size(); ++b) {
-    if (seqs[b].size() != seqs[0].size())
-      throw numbered("sequence", b,
-                     std::to_string(seqs[b].size()) + " tokens, sequence 0 has " +
-                         std::to_string(seqs[0].size()) + " (a batch needs one length)");
-    try {
-      xs.push_back(model.embed(seqs[b]));
-    } catch (const Error& e) {
-      if (seqs.size() == 1) throw Error(std::string(kGateLoopOnVulkan) + ": " + e.what());
-      throw numbered("sequence", b, e.what());
-    }
-  }
+  std::vector<Sequence> xs = embedOneLength(model, seqs, kGateLoopOnVulkan);
   for (int l = 0; l < model.settings().layers; ++l) {
-    std::vector<GateLoopInputs> ins;
-    std::vector<double> gammaPre, thetaPre;
-    for (const Sequence& x : xs)
-      ins.push_back(
-          model.layerInputs(l, x, trace ? &gammaPre : nullptr, trace ? &thetaPre : nullptr));
+    // The host's float64 layers, a sequence per core (they were most of an eval's time).
+    std::vector<GateLoopInputs> ins(xs.size());
+    std::vector<double> gammaPre, thetaPre;  // the traced sequence's (a trace has one)
+    parallelFor(xs.size(), [&](size_t b) {
+      const bool traced = trace != nullptr && b == 0;
+      ins[b] =
+          model.layerInputs(l, xs[b], traced ? &gammaPre : nullptr, traced ? &thetaPre : nullptr);
+    });
     const std::vector<GateLoopDeviceResult> ys =
         runGateLoopOperatorOnDevice(dev, ins, trace != nullptr, options);
-    for (size_t b = 0; b < xs.size(); ++b) xs[b] = model.layerOutput(l, xs[b], ys[b].y);
+    parallelFor(xs.size(), [&](size_t b) { xs[b] = model.layerOutput(l, xs[b], ys[b].y); });
     if (trace)
       model.addLayerTrace(*trace, l, ins[0], gammaPre, thetaPre, ys[0].y, ys[0].states, xs[0]);
   }
-  std::vector<Sequence> outs;
-  for (const Sequence& x : xs) outs.push_back(model.head(x));
-  if (trace) {
-    std::vector<double> flat;
-    for (const seed_models::Vector& row : outs[0]) flat.insert(flat.end(), row.begin(), row.end());
-    trace->add("output", {static_cast<int64_t>(outs[0].size()), model.outputWidth()}, flat);
-  }
-  return outs;
+  return headWithTrace(model, xs, trace);
 }
 
 }  // namespace

@@ -50,11 +50,10 @@ SequenceGroup sequenceGroup(const char* kernel, std::string_view shader, const D
   return g;
 }
 
-uint32_t stepsPerDispatch(uint64_t iterationsPerStep) {
-  // A quarter of lavapipe's 65,535: room for the loops this estimate does not count.
-  constexpr uint64_t kIterationsPerDispatch = 16384;
-  return static_cast<uint32_t>(
-      std::max<uint64_t>(1, kIterationsPerDispatch / std::max<uint64_t>(iterationsPerStep, 1)));
+uint32_t stepsPerDispatch(const DeviceInfo& info, uint64_t iterationsPerStep) {
+  if (info.loopIterationBudget == 0) return kMaxStepsPerDispatch;
+  const uint64_t steps = info.loopIterationBudget / std::max<uint64_t>(iterationsPerStep, 1);
+  return static_cast<uint32_t>(std::clamp<uint64_t>(steps, 1, kMaxStepsPerDispatch));
 }
 
 uint64_t recurrenceIterationsPerStep(uint32_t perInvocation, uint32_t rowsPerUnit,

@@ -34,11 +34,13 @@ SequenceGroup sequenceGroup(const char* kernel, std::string_view shader, const D
                             int channels, size_t valueBytes = sizeof(float));
 
 // Time steps per dispatch for a kernel that walks time, given a bound on one invocation's
-// loop iterations per step. lavapipe (llvmpipe) silently stops a loop after 65,535
-// iterations over an invocation's lifetime — inner loops count across the time steps —
-// and real drivers' watchdogs end long dispatches; so such kernels run T as several
-// dispatches of at most this many steps, each continuing from the state the last left.
-uint32_t stepsPerDispatch(uint64_t iterationsPerStep);
+// loop iterations per step and the device's loop budget (DeviceInfo::loopIterationBudget).
+// lavapipe (llvmpipe) silently stops a loop after 65,535 iterations over an invocation's
+// lifetime — inner loops count across the time steps — so there such kernels run T as
+// several dispatches of at most this many steps, each continuing from the state the last
+// left; a device without a budget runs every step in one dispatch (kMaxStepsPerDispatch).
+inline constexpr uint32_t kMaxStepsPerDispatch = 1u << 30;
+uint32_t stepsPerDispatch(const DeviceInfo& info, uint64_t iterationsPerStep);
 
 // One invocation's loop iterations per step of a one-workgroup-per-sequence recurrence:
 // `perInvocation` units, each reading `rowsPerUnit` CSR rows of A (whose longest row has

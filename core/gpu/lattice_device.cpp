@@ -119,8 +119,8 @@ size_t carryFloats(const HeadShape& s, bool chunked) { return (chunked ? 3 : 1) 
 //   the chunk's sum and φ); y = S q c(d)·(1 + m); the trace's writes c(md) + c(d).
 // stepsPerDispatch keeps a dispatch at a quarter of lavapipe's cap, which leaves room for
 // the loops around the steps (the item loop and the state's load and store, 1 + 2·c(md)).
-uint32_t stepsPerLatticeDispatch(const HeadShape& s, uint32_t local, const LatticePush& push,
-                                 bool chunked) {
+uint32_t stepsPerLatticeDispatch(const DeviceInfo& info, const HeadShape& s, uint32_t local,
+                                 const LatticePush& push, bool chunked) {
   auto passes = [&](size_t n) { return uint64_t((n + local - 1) / local); };
   const auto mode = static_cast<LatticeMode>(push.mode);
   const bool orthogonal = seed_models::latticeIsOrthogonal(mode);
@@ -136,7 +136,7 @@ uint32_t stepsPerLatticeDispatch(const HeadShape& s, uint32_t local, const Latti
   perStep += passes(s.m) * (1 + 2 * d + (chunked ? 2 * d : (rescale ? d : 0)));
   perStep += passes(s.d) * (1 + m);
   if (push.trace != 0) perStep += md + passes(s.d);
-  return stepsPerDispatch(perStep);
+  return stepsPerDispatch(info, perStep);
 }
 
 // Shared floats the shader declares for one head: the state, frozen and accum (one float
@@ -184,7 +184,7 @@ DevicePass runPass(Device& dev, const LatticeModel& model, std::span<const float
   // T as dispatches of at most `stepsPer` steps (each continuing from the state the last left
   // in carryBuf), and each of those over at most a grid's worth of items, one per workgroup;
   // one submission, with a barrier between dispatches.
-  const uint32_t stepsPer = stepsPerLatticeDispatch(s, local, push, chunked);
+  const uint32_t stepsPer = stepsPerLatticeDispatch(dev.info(), s, local, push, chunked);
   Batch batch = dev.batch();
   for (size_t t0 = 0; t0 < T; t0 += stepsPer)
     for (size_t first = 0; first < items; first += kMaxGroupsPerDimension) {
@@ -274,7 +274,8 @@ void addHeadTrace(seed_models::Trace& trace, const LatticeModel& model, const Se
 
 uint32_t latticeStepsPerDispatch(const DeviceInfo& info, const LatticeConfig& c, bool trace) {
   const HeadShape s = headShape(c);
-  return stepsPerLatticeDispatch(s, localSize(s, info), latticePush(c, 1, 1, trace), c.chunk > 1);
+  return stepsPerLatticeDispatch(info, s, localSize(s, info), latticePush(c, 1, 1, trace),
+                                 c.chunk > 1);
 }
 
 Sequence runLatticeOnDevice(Device& dev, const LatticeModel& model, const Sequence& input,

@@ -135,6 +135,18 @@ BasicLayerRunner<Scalar>::BasicLayerRunner(Device& device,
     }
     weights_.push_back(std::move(w));
   }
+  fusable_ = FusedPath::fits(dev_, program_);
+}
+
+template <class Scalar>
+bool BasicLayerRunner<Scalar>::runsFused(const LayerRunOptions& options, bool everyLayer) {
+  const bool defaultScans =
+      options.scan.path == ScanPath::Auto && options.scan.schedule == ScanSchedule::Auto;
+  const bool wanted = options.fusion == PathFusion::On ||
+                      (options.fusion == PathFusion::Auto && fusesByDefault(dev_.info()));
+  if (!fusable_ || everyLayer || !wanted || !defaultScans) return false;
+  if (!fused_) fused_ = std::make_unique<FusedPath>(dev_, program_);
+  return true;
 }
 
 template <class Scalar>
@@ -147,6 +159,8 @@ struct BasicLayerRunner<Scalar>::TileState {
   std::shared_ptr<Buffer> tokens;
   std::vector<std::shared_ptr<Buffer>> buffers;
   std::shared_ptr<Buffer> drive, lruA, lruB, scratch;
+  // Fused: the output and the states between a tile's dispatches (no layer buffers).
+  std::shared_ptr<Buffer> fusedOut, carry;
   // Per layer: the initial state (and the LSTM's cell) repeated for the tile's sequences.
   std::vector<std::shared_ptr<Buffer>> init, cellInit;
   // Host-visible copies of the tokens and the output, where the host cannot map those.
@@ -164,6 +178,7 @@ struct BasicLayerRunner<Scalar>::TileState {
     return *buffers[static_cast<size_t>(plan.bufferOf[static_cast<size_t>(in)])];
   }
   const Buffer& result(const float_batch::BufferPlan& plan) const {
+    if (fusedOut) return *fusedOut;
     return plan.bufferOf.empty() ? *tokens : *buffers[static_cast<size_t>(plan.bufferOf.back())];
   }
 };
@@ -261,6 +276,15 @@ std::unique_ptr<typename BasicLayerRunner<Scalar>::TileState> BasicLayerRunner<S
     return dev_.buffer(std::max<size_t>(rows * static_cast<size_t>(w), 1) * sizeof(Scalar));
   };
   tile->tokens = values(program_.inputWidth);
+  if (shape.fused) {
+    tile->fusedOut = values(program_.outputWidth);
+    tile->carry = dev_.buffer(fused_->carryBytes(static_cast<uint32_t>(shape.sequences)));
+    if (dev_.mapped(*tile->tokens) == nullptr)
+      tile->stagingIn = dev_.stagingBuffer(tile->tokens->bytes());
+    if (dev_.mapped(*tile->fusedOut) == nullptr)
+      tile->stagingOut = dev_.stagingBuffer(tile->fusedOut->bytes());
+    return tile;
+  }
   for (const int w : plan.bufferWidth) tile->buffers.push_back(values(w));
   int driveWidth = 0, lruWidth = 0;
   size_t scratchBytes = 0;
@@ -311,8 +335,12 @@ std::vector<Scalar> BasicLayerRunner<Scalar>::run(const float_batch::SeriesShape
                 std::to_string(inPerSeq * static_cast<size_t>(shape.batch)) +
                 " token values (B·T·width), got " + std::to_string(tokens.size()));
 
-  // Sequences per tile: every buffer (tile × T × widest layer values) within the limits.
-  const size_t width = static_cast<size_t>(std::max(1, program_.maxWidth()));
+  const bool fused = runsFused(options, layerOutputs != nullptr);
+  // Sequences per tile: every buffer (tile × T × widest layer values) within the limits;
+  // fused, only the tokens and the output are buffers.
+  const size_t width =
+      static_cast<size_t>(fused ? std::max({1, program_.inputWidth, program_.outputWidth})
+                                : std::max(1, program_.maxWidth()));
   const size_t seqBytes = steps * width * sizeof(Scalar);
   const size_t cap = std::min<size_t>(options.tileBytes, dev_.info().maxStorageBufferRange);
   if (seqBytes > cap)
@@ -328,7 +356,7 @@ std::vector<Scalar> BasicLayerRunner<Scalar>::run(const float_batch::SeriesShape
   const float_batch::BufferPlan plan = float_batch::planBuffers(program_, layerOutputs != nullptr);
   ScanKernels scans(dev_, kReal);
   GatedCellKernels cells(dev_);
-  const TileShape wanted{tileSeqs, shape.steps, layerOutputs != nullptr};
+  const TileShape wanted{tileSeqs, shape.steps, layerOutputs != nullptr, fused};
   if (!(wanted == tileShape_)) {
     tiles_.clear();
     tileShape_ = wanted;
@@ -344,9 +372,11 @@ std::vector<Scalar> BasicLayerRunner<Scalar>::run(const float_batch::SeriesShape
   }
   std::vector<Scalar> out(outPerSeq * static_cast<size_t>(shape.batch));
   double kernelMs = 0;
+  size_t dispatches = 0;
   // Waits for the tile's submission and copies its results out.
   auto collect = [&](TileState& tile) {
     for (const double ms : tile.inFlight.wait()) kernelMs += ms;
+    const HostPhaseTimer unpack(dev_, HostPhase::Unpack);
     const size_t first = static_cast<size_t>(tile.first), rows = tile.count * steps;
     for (size_t k = 0; k < program_.layers.size() && layerOutputs != nullptr; ++k) {
       const size_t w = static_cast<size_t>(program_.layers[k].outWidth);
@@ -364,16 +394,27 @@ std::vector<Scalar> BasicLayerRunner<Scalar>::run(const float_batch::SeriesShape
       tile.first = t * tileSeqs;
       tile.count = std::min(tileSeqs, shape.batch - tile.first);
       const size_t inBytes = inPerSeq * static_cast<size_t>(tile.count) * sizeof(Scalar);
-      std::memcpy(dev_.mapped(tile.stagingIn ? *tile.stagingIn : *tile.tokens),
-                  tokens.data() + inPerSeq * static_cast<size_t>(tile.first), inBytes);
+      {
+        const HostPhaseTimer pack(dev_, HostPhase::Pack);
+        std::memcpy(dev_.mapped(tile.stagingIn ? *tile.stagingIn : *tile.tokens),
+                    tokens.data() + inPerSeq * static_cast<size_t>(tile.first), inBytes);
+      }
       Batch batch = dev_.batch(timing != nullptr ? Timing::PerDispatch : Timing::Off);
-      if (tile.stagingIn) batch.copy(*tile.stagingIn, *tile.tokens, inBytes);
-      tile.keep.clear();
-      for (size_t k = 0; k < program_.layers.size(); ++k)
-        recordLayer(batch, k, tile.count, shape.steps, tile, plan, scans, cells, options);
-      if (tile.stagingOut)
-        batch.copy(tile.result(plan), *tile.stagingOut,
-                   outPerSeq * static_cast<size_t>(tile.count) * sizeof(Scalar));
+      {
+        const HostPhaseTimer record(dev_, HostPhase::Record);
+        if (tile.stagingIn) batch.copy(*tile.stagingIn, *tile.tokens, inBytes);
+        tile.keep.clear();
+        if (fused)
+          fused_->record(batch, *tile.tokens, *tile.fusedOut, *tile.carry,
+                         static_cast<uint32_t>(tile.count), static_cast<uint32_t>(shape.steps));
+        else
+          for (size_t k = 0; k < program_.layers.size(); ++k)
+            recordLayer(batch, k, tile.count, shape.steps, tile, plan, scans, cells, options);
+        if (tile.stagingOut)
+          batch.copy(tile.result(plan), *tile.stagingOut,
+                     outPerSeq * static_cast<size_t>(tile.count) * sizeof(Scalar));
+      }
+      dispatches += batch.dispatches();
       tile.inFlight = dev_.submit(batch);
     }
     // The last tiles, oldest first.
@@ -388,6 +429,8 @@ std::vector<Scalar> BasicLayerRunner<Scalar>::run(const float_batch::SeriesShape
     timing->kernelMs = kernelMs;
     timing->tiles = tileCount;
     timing->slots = static_cast<int>(slots);
+    timing->fused = fused;
+    timing->dispatches = dispatches;
     timing->wallMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }

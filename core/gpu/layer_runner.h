@@ -17,6 +17,7 @@
 #include "core/gpu/device.h"
 #include "core/gpu/gated_cell_kernels.h"
 #include "core/gpu/matvec_kernels.h"
+#include "core/gpu/path_fusion.h"
 #include "core/gpu/real.h"
 #include "core/gpu/scan_kernels.h"
 
@@ -30,6 +31,10 @@ struct LayerRunOptions {
   // When set (and of the runner's precision), diagonal scans whose options are Auto run
   // with the path and schedule it measured fastest for their shape (scan_calibration.h).
   ScanCalibration* calibration = nullptr;
+  // A compiled path runs fused (path_fusion.h: one dispatch per tile where the device's
+  // loop budget allows) when this says so (Auto: on GPUs), unless the scan options name a
+  // path or schedule or every layer's output is asked for; the layered run is its twin.
+  PathFusion fusion = PathFusion::Auto;
 };
 
 // Asking for timing records timestamps around every dispatch (a run without it records
@@ -39,6 +44,8 @@ struct LayerRunTiming {
   double wallMs = 0;    // uploads, kernels and downloads, as the host saw them
   int tiles = 0;
   int slots = 0;  // tiles in flight at once (2 when there are several tiles)
+  bool fused = false;
+  size_t dispatches = 0;
 };
 
 template <class Scalar>
@@ -71,8 +78,11 @@ class BasicLayerRunner {
   struct TileShape {
     int sequences = 0, steps = 0;
     bool everyLayer = false;
+    bool fused = false;
     bool operator==(const TileShape&) const = default;
   };
+  // Whether this run goes through the fused kernel (made on first use).
+  bool runsFused(const LayerRunOptions& options, bool everyLayer);
   // Appends layer k's dispatches for a tile of nb sequences.
   void recordLayer(Batch& batch, size_t k, int nb, int steps, TileState& tile,
                    const float_batch::BufferPlan& plan, ScanKernels& scans, GatedCellKernels& cells,
@@ -84,6 +94,8 @@ class BasicLayerRunner {
   const float_batch::BasicLayerProgram<Scalar>
       program_;  // a copy: the runner may outlive the caller's
   std::vector<Weights> weights_;
+  bool fusable_ = false;  // the program fits the fused kernel on this device
+  std::unique_ptr<FusedPath> fused_;
   TileShape tileShape_;
   std::vector<std::unique_ptr<TileState>> tiles_;  // resident between calls
 };

@@ -5,10 +5,12 @@
 #include <span>
 #include <string>
 
+#include "core/gpu/embed_and_head.h"
 #include "core/gpu/kernel_support.h"
 #include "core/gpu/row_tiles.h"
 #include "core/gpu/workgroups.h"
 #include "core/util/error.h"
+#include "core/util/parallel_for.h"
 
 namespace lsrl::gpu {
 
@@ -158,42 +160,25 @@ void addLayerTrace(seed_models::Trace& trace, const MinRnnModel& model, int laye
 std::vector<Sequence> forward(Device& dev, const MinRnnModel& model, std::span<const Sequence> seqs,
                               seed_models::Trace* trace, const ScanOptions& options) {
   const MinRnnCell cell = model.cell();
-  std::vector<Sequence> xs;
-  for (size_t b = 0; b < seqs.size(); ++b) {
-    if (seqs[b].size() != seqs[0].size())
-      throw numbered(cell, "sequence", b,
-                     std::to_string(seqs[b].size()) + " tokens, sequence 0 has " +
-                         std::to_string(seqs[0].size()) + " (a batch needs one length)");
-    try {
-      xs.push_back(model.embed(seqs[b]));
-    } catch (const Error& e) {
-      if (seqs.size() == 1) throw Error(what(cell) + ": " + e.what());
-      throw numbered(cell, "sequence", b, e.what());
-    }
-  }
+  std::vector<Sequence> xs = embedOneLength(model, seqs, what(cell));
   const seed_models::MinRnnConfig& config = model.settings();
   const ScanOptions scan = minRnnScanOptions(config.mode, options);
   const std::vector<double> h0 = model.initialState();
   for (int l = 0; l < config.layers; ++l) {
+    // The host's float64 layers, a sequence per core (they were most of an eval's time).
     std::vector<MinRnnCellInputs> ins(xs.size());
     seed_models::MinRnnGates gates;  // sequence 0's, float64, for its trace
-    for (size_t b = 0; b < xs.size(); ++b) {
-      gates = model.layerGates(l, model.layerInput(l, xs[b]), &ins[b].pre);
+    parallelFor(xs.size(), [&](size_t b) {
+      seed_models::MinRnnGates g = model.layerGates(l, model.layerInput(l, xs[b]), &ins[b].pre);
+      if (b == 0) gates = std::move(g);
       ins[b].h0 = h0;
-    }
+    });
     const std::vector<MinRnnCellResult> ys =
         runMinRnnCellOnDevice(dev, cell, config.variant, config.dh, ins, trace != nullptr, scan);
-    for (size_t b = 0; b < xs.size(); ++b) xs[b] = model.layerOutput(l, xs[b], ys[b].hidden);
+    parallelFor(xs.size(), [&](size_t b) { xs[b] = model.layerOutput(l, xs[b], ys[b].hidden); });
     if (trace) addLayerTrace(*trace, model, l, ins[0], gates, ys[0], xs[0]);
   }
-  std::vector<Sequence> outs;
-  for (const Sequence& x : xs) outs.push_back(model.head(x));
-  if (trace) {
-    std::vector<double> flat;
-    for (const seed_models::Vector& row : outs[0]) flat.insert(flat.end(), row.begin(), row.end());
-    trace->add("output", {static_cast<int64_t>(outs[0].size()), model.outputWidth()}, flat);
-  }
-  return outs;
+  return headWithTrace(model, xs, trace);
 }
 
 }  // namespace

@@ -1,10 +1,10 @@
 // Which diagonal-scan schedule runs fastest on this device, by measurement rather than a
 // guessed threshold. Shapes fall into classes (real or complex, constant or time-varying
 // transition, batch × channels and steps rounded to powers of two); the first time a class
-// is met, the three candidates — sequential per channel, chunked chained, chunked
-// reduce-then-scan — are timed on synthetic data of that class (capped at a few million
-// values, so a calibration takes well under a second on a GPU), and the winner is cached
-// in a JSON file keyed by the device's name and driver. Later runs, in this process or
+// is met, the four candidates — sequential per channel, chunked chained, chunked
+// reduce-then-scan, chunked single pass — are timed on synthetic data of that class (capped at a
+// few million values, so a calibration takes well under a second on a GPU), and the winner is
+// cached in a JSON file keyed by the device's name and driver. Later runs, in this process or
 // another, read the choice back. docs/vulkan.md ("Scan schedules chosen by measurement")
 // lists the figures measured so far.
 //
@@ -30,7 +30,8 @@ struct ScanMeasurement {
   std::string shapeClass;  // "real const a, B*C 2^10, T 2^12"
   ScanPath path = ScanPath::Sequential;
   ScanSchedule schedule = ScanSchedule::ReduceThenScan;
-  double sequentialMs = 0, chainedMs = 0, reduceThenScanMs = 0;  // 0: not measured
+  double sequentialMs = 0, chainedMs = 0, reduceThenScanMs = 0,
+         singlePassMs = 0;  // 0: not measured
   bool fromCache = false;
 };
 

@@ -26,7 +26,23 @@ constexpr size_t kChainedGroupsGpu = 2048;
 struct DiagPush {
   uint32_t batch, steps, rowPacks, chunks, aBatchStride, aStepStride;
   uint32_t hasH0, firstChunk, chunkCount;  // the chained schedule's
+  uint32_t flagBase;                       // the single pass's, in uints of the scratch
 };
+
+// The single pass's scratch: per (b, chunk, pack) a composition (A, B) and the state
+// leaving the chunk (three vec4), then a flag per (b, chunk, channel group) and a ticket
+// counter per (b, channel group), zeroed before each scan (diag_scan_chunk.glsl, PHASE 3).
+struct SinglePassScratch {
+  size_t lookBackBytes = 0, flagBytes = 0;
+  size_t total() const { return lookBackBytes + flagBytes; }
+};
+SinglePassScratch singlePassScratch(size_t batch, size_t chunks, size_t rowPacks,
+                                    size_t channelGroups, size_t valueBytes) {
+  SinglePassScratch s;
+  s.lookBackBytes = batch * chunks * rowPacks * 3 * 4 * valueBytes;
+  s.flagBytes = (batch * chunks * channelGroups + batch * channelGroups) * sizeof(uint32_t);
+  return s;
+}
 struct CarryPush {
   uint32_t batch, rowPacks, chunks, hasH0;
 };
@@ -70,12 +86,12 @@ uint32_t strideGroups(size_t n, uint32_t size) { return std::min(groupsFor(n, si
 // stepsPerDispatch steps (each walker's loop passes over its items, then over the steps);
 // `push(t0, count)` gives a dispatch's push constants.
 template <class Push, class MakePush>
-void recordWalk(Batch& batch, const Kernel& k, std::array<const Buffer*, 4> buffers, size_t items,
-                uint32_t steps, MakePush push) {
+void recordWalk(Batch& batch, const DeviceInfo& info, const Kernel& k,
+                std::array<const Buffer*, 4> buffers, size_t items, uint32_t steps, MakePush push) {
   const uint32_t size = k.workgroup().x;
   const uint32_t groups = strideGroups(items, size);
   const uint64_t passes = groupsFor(items, size_t(groups) * size);
-  const uint32_t chunk = stepsPerDispatch(passes);
+  const uint32_t chunk = stepsPerDispatch(info, passes);
   for (uint32_t t0 = 0; t0 < steps; t0 += chunk) {
     const Push p = push(t0, std::min(chunk, steps - t0));
     batch.dispatch(k, {buffers[0], buffers[1], buffers[2], buffers[3]}, &p, sizeof p, groups);
@@ -89,8 +105,10 @@ void checkGroups(const char* kernel, const char* what, size_t groups) {
                 " (split the batch)");
 }
 
-// The shader of a chunked path.
-const char* chunkShader(ScanPath path) {
+// The shader of a chunked path (the single pass is compiled apart: diag_scan_chunk.glsl).
+const char* chunkShader(ScanPath path, bool singlePass = false) {
+  if (singlePass)
+    return path == ScanPath::Subgroup ? "diag_scan_subgroup_single" : "diag_scan_shared_single";
   return path == ScanPath::Subgroup ? "diag_scan_subgroup" : "diag_scan_shared";
 }
 
@@ -126,6 +144,8 @@ const char* scanScheduleName(ScanSchedule schedule) {
       return "reduce-then-scan";
     case ScanSchedule::Chained:
       return "chained";
+    case ScanSchedule::SinglePass:
+      return "single-pass";
   }
   return "?";
 }
@@ -197,8 +217,16 @@ uint32_t ScanKernels::chunkSteps(const ScanOptions& options) const {
 size_t ScanKernels::diagScanScratchBytes(const DiagScanShape& shape,
                                          const ScanOptions& options) const {
   const uint32_t chunk = chunkSteps(options);
-  if (chunk == 0 || resolveSchedule(shape, options) == ScanSchedule::Chained) return 0;
+  const ScanSchedule schedule = resolveSchedule(shape, options);
+  if (chunk == 0 || schedule == ScanSchedule::Chained) return 0;
   const size_t chunks = (size_t(shape.series.steps) + chunk - 1) / chunk;
+  if (schedule == ScanSchedule::SinglePass) {
+    const ChunkGeometry g = geometry(dev_.info(), resolve(options), options);
+    const size_t rowPacks = packingOf(shape, options).rowPacks;
+    return singlePassScratch(size_t(shape.series.batch), chunks, rowPacks,
+                             groupsFor(rowPacks, g.channelsPerGroup), valueBytes())
+        .total();
+  }
   // Per pack and chunk: the composition (A, B), two vec4 (dvec4 in fp64).
   return size_t(shape.series.batch) * chunks * packingOf(shape, options).rowPacks * 8 *
          valueBytes();
@@ -228,8 +256,8 @@ void ScanKernels::recordDiagScan(Batch& batch, const DiagScanBuffers& buffers,
   if (path == ScanPath::Sequential) {
     const Kernel& k =
         realKernel(dev_, "diag_scan_sequential", real_, 4, sizeof(SequentialPush), packSpec);
-    recordWalk<SequentialPush>(batch, k, {buffers.a, buffers.b, h0, buffers.h}, size_t(B) * P, T,
-                               [&](uint32_t t0, uint32_t count) {
+    recordWalk<SequentialPush>(batch, dev_.info(), k, {buffers.a, buffers.b, h0, buffers.h},
+                               size_t(B) * P, T, [&](uint32_t t0, uint32_t count) {
                                  return SequentialPush{
                                      B,     T,  P,    packing.aBatchStride, packing.aStepStride,
                                      hasH0, t0, count};
@@ -239,7 +267,8 @@ void ScanKernels::recordDiagScan(Batch& batch, const DiagScanBuffers& buffers,
 
   const ChunkGeometry g = geometry(dev_.info(), path, options);
   const uint32_t chunks = (T + g.chunkSteps() - 1) / g.chunkSteps();
-  const bool chained = resolveSchedule(shape, options) == ScanSchedule::Chained;
+  const ScanSchedule schedule = resolveSchedule(shape, options);
+  const bool chained = schedule == ScanSchedule::Chained;
   if (!chained)
     checkBuffer(kernel, "scratch", buffers.scratch, diagScanScratchBytes(shape, options));
   const uint32_t channelGroups = groupsFor(P, g.channelsPerGroup);
@@ -248,18 +277,18 @@ void ScanKernels::recordDiagScan(Batch& batch, const DiagScanBuffers& buffers,
   checkGroups(kernel, "batch", B);
 
   auto chunkKernel = [&](uint32_t phase) -> const Kernel& {
-    return realKernel(dev_, chunkShader(path), real_, {g.lanes * g.channelsPerGroup}, 5,
+    return realKernel(dev_, chunkShader(path, phase == 3), real_, {g.lanes * g.channelsPerGroup}, 5,
                       sizeof(DiagPush),
                       {g.lanes, g.channelsPerGroup, g.stepsPerLane, uint32_t(shape.complex), phase,
                        uint32_t(packing.wide)});
   };
-  DiagPush push{B, T, P, chunks, packing.aBatchStride, packing.aStepStride, hasH0, 0, 0};
+  DiagPush push{B, T, P, chunks, packing.aBatchStride, packing.aStepStride, hasH0, 0, 0, 0};
   if (chained) {
     // One pass in dispatches of a bounded number of chunks (kernel_support.h): per chunk an
     // invocation loops over its steps twice and over the lanes' scan and broadcast.
     const uint64_t iterationsPerChunk =
         2 * uint64_t(g.stepsPerLane) + 2 * uint64_t(std::bit_width(g.lanes)) + 2;
-    const uint32_t perDispatch = stepsPerDispatch(iterationsPerChunk);
+    const uint32_t perDispatch = stepsPerDispatch(dev_.info(), iterationsPerChunk);
     const Buffer* unusedCarry = buffers.scratch ? buffers.scratch : buffers.a;
     for (uint32_t first = 0; first < chunks; first += perDispatch) {
       push.firstChunk = first;
@@ -267,6 +296,15 @@ void ScanKernels::recordDiagScan(Batch& batch, const DiagScanBuffers& buffers,
       batch.dispatch(chunkKernel(2), {buffers.a, buffers.b, buffers.h, unusedCarry, h0}, &push,
                      sizeof push, channelGroups, 1, B);
     }
+    return;
+  }
+  if (schedule == ScanSchedule::SinglePass) {
+    // One dispatch over every chunk; its flags and tickets start at zero.
+    const SinglePassScratch scratch = singlePassScratch(B, chunks, P, channelGroups, valueBytes());
+    batch.fill(*buffers.scratch, scratch.lookBackBytes, scratch.flagBytes, 0);
+    push.flagBase = uint32_t(scratch.lookBackBytes / sizeof(uint32_t));
+    batch.dispatch(chunkKernel(3), {buffers.a, buffers.b, buffers.h, buffers.scratch, h0}, &push,
+                   sizeof push, channelGroups, chunks, B);
     return;
   }
   // Phase 1: compositions of every chunk but the last (nothing needs the last one's).
@@ -299,7 +337,7 @@ void ScanKernels::recordBlockScan2(Batch& batch, const Buffer& blocks, const Buf
   const Kernel& k = realKernel(dev_, "block_scan2", real_, 4, sizeof(WalkPush));
   const uint32_t blockCount = uint32_t(shape.channels / 2);
   recordWalk<WalkPush>(
-      batch, k, {&blocks, &b, h0 ? h0 : &b, &h}, size_t(shape.batch) * blockCount,
+      batch, dev_.info(), k, {&blocks, &b, h0 ? h0 : &b, &h}, size_t(shape.batch) * blockCount,
       uint32_t(shape.steps), [&](uint32_t t0, uint32_t count) {
         return WalkPush{
             uint32_t(shape.batch), uint32_t(shape.steps), blockCount, h0 != nullptr, t0, count};
@@ -330,8 +368,8 @@ void ScanKernels::recordLinearRecurrence(Batch& batch, const CsrBuffers& A, size
   const Kernel& k =
       realKernel(dev_, "recurrence_csr", real_, {g.local}, 6, sizeof(RecurrencePush), spec);
   const uint32_t rowCost = sorted > 0 ? sorted * (sorted + 3) / 2 : A.maxRowNonZeros;
-  const uint32_t chunk =
-      stepsPerDispatch(recurrenceIterationsPerStep(g.perInvocation, 1, rowCost, nonzeros));
+  const uint32_t chunk = stepsPerDispatch(
+      dev_.info(), recurrenceIterationsPerStep(g.perInvocation, 1, rowCost, nonzeros));
   for (uint32_t t0 = 0; t0 < uint32_t(shape.steps); t0 += chunk) {
     const RecurrencePush push{uint32_t(shape.batch),
                               uint32_t(shape.steps),

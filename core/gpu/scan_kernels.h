@@ -39,6 +39,7 @@ enum class ScanSchedule {
   Auto,            // Chained when batch × channel groups alone fill the device
   ReduceThenScan,  // every chunk at once in three passes: a and b read twice
   Chained,         // one pass, each workgroup walking its channels' chunks: a, b read once
+  SinglePass,      // every chunk at once in one pass (decoupled look-back): a, b read once
 };
 
 struct ScanOptions {

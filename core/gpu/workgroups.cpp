@@ -45,12 +45,17 @@ constexpr ShaderWorkgroup kTable[] = {
     // The invocations a chunked-scan workgroup aims at: lanes × packs (scan_kernels.cpp).
     {"diag_scan_shared", {128}, kHost},
     {"diag_scan_subgroup", {128}, kHost},
+    {"diag_scan_shared_single", {128}, kHost},
+    {"diag_scan_subgroup_single", {128}, kHost},
     // One workgroup per sequence, its state in shared memory: at most this many, capped
     // by the device (kernel_support.h's sequenceGroup, lattice_device.cpp).
     {"gru_recurrence", {256}, kHost},
     {"lstm_recurrence", {256}, kHost},
     {"recurrence_csr", {256}, kHost},
     {"lattice_step", {256}, kHost},
+    // One workgroup per sequence through a whole compiled path: a power of two covering
+    // the widest layer, at least a subgroup, at most this (path_fusion.cpp).
+    {"path_fused", {64}, kHost},
 };
 
 constexpr std::string_view kF64Suffix = "_f64";

@@ -1,9 +1,6 @@
 // NumPy .npz files, as LSRL Studio writes them (docs/weights-format.md): an uncompressed
-// (stored) zip archive with one .npy member per tensor, "<name>.npy", in the order given.
-// Each .npy is format version 1.0 (2.0 only if the header exceeds 65535 bytes):
-//   "\x93NUMPY" 1 0, header length (uint16 LE), then the header
-//   {'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }
-//   padded with spaces and ended by '\n' so that the data starts at a multiple of 64.
+// (stored) zip archive with one .npy member (npy.h) per tensor, "<name>.npy", in the order
+// given.
 // The .npz format has no metadata slot: a non-empty metadataJson is stored as the last
 // member, "__metadata__.npy", a 1-d uint8 array ('|u1') of the JSON text's bytes
 // (in Python: json.loads(bytes(np.load(f)["__metadata__"]))).
@@ -12,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/io/npy.h"
 #include "core/io/tensor.h"
 
 namespace lsrl {
@@ -27,11 +25,5 @@ void writeNpz(const std::string& path, const TensorFile& file);
 // lsrl::Error naming `source` and the member.
 TensorFile npzFromBytes(std::string_view bytes, const std::string& source = "<memory>");
 TensorFile readNpz(const std::string& path);
-
-// One .npy file. npyFromBytes accepts '<f8' and '<f4' (and '|u1' if allowBytes, read into
-// doubles 0..255); throws lsrl::Error naming `source`.
-std::string npyToBytes(const Tensor& tensor);
-Tensor npyFromBytes(std::string_view bytes, const std::string& name, const std::string& source,
-                    bool allowBytes = false);
 
 }  // namespace lsrl

@@ -33,7 +33,7 @@ bool nonNegativeInteger(const nlohmann::json& v, uint64_t& out) {
 }
 
 struct Entry {
-  Tensor tensor;
+  TensorEntry tensor;
   uint64_t begin = 0, end = 0;
   size_t order = 0;  // position of its key in the header
 };
@@ -118,7 +118,7 @@ void writeSafetensors(const std::string& path, const TensorFile& file) {
   writeTensorFile(path, file, safetensorsToBytes);
 }
 
-TensorFile safetensorsFromBytes(std::string_view bytes, const std::string& source) {
+SafetensorsLayout safetensorsLayout(std::string_view bytes, const std::string& source) {
   const std::string where = "safetensors file \"" + source + "\"";
   auto fail = [&](const std::string& message) { return Error(where + ": " + message); };
   if (bytes.size() < 8) {
@@ -148,7 +148,7 @@ TensorFile safetensorsFromBytes(std::string_view bytes, const std::string& sourc
   if (!header.is_object()) throw fail("the header is not a JSON object");
   const std::string_view data = bytes.substr(8 + n);
 
-  TensorFile file;
+  SafetensorsLayout file;
   std::vector<Entry> entries;
   for (const auto& [name, info] : header.items()) {
     if (name == "__metadata__") {
@@ -209,6 +209,7 @@ TensorFile safetensorsFromBytes(std::string_view bytes, const std::string& sourc
                  " bytes but shape " + shapeText(e.tensor.shape) + " in " + d + " needs " +
                  std::to_string(need));
     }
+    e.tensor.bytes = need;
     entries.push_back(std::move(e));
   }
 
@@ -234,10 +235,19 @@ TensorFile safetensorsFromBytes(std::string_view bytes, const std::string& sourc
   if (end != data.size()) {
     throw fail(std::to_string(data.size() - end) + " bytes after the last tensor's data");
   }
-  for (Entry& e : entries) {
-    e.tensor.data = decodeTensorData(data.substr(e.begin, e.end - e.begin), e.tensor.dtype,
-                                     (e.end - e.begin) / dtypeSize(e.tensor.dtype));
-    file.tensors.push_back(std::move(e.tensor));
+  for (Entry& e : entries)
+    file.tensors.push_back({std::move(e.tensor), data.substr(e.begin, e.end - e.begin)});
+  return file;
+}
+
+TensorFile safetensorsFromBytes(std::string_view bytes, const std::string& source) {
+  SafetensorsLayout layout = safetensorsLayout(bytes, source);
+  TensorFile file;
+  file.metadataJson = std::move(layout.metadataJson);
+  for (StoredTensor& stored : layout.tensors) {
+    TensorEntry& e = stored.entry;
+    file.tensors.push_back({std::move(e.name), std::move(e.shape), e.dtype,
+                            decodeTensorData(stored.data, e.dtype, e.bytes / dtypeSize(e.dtype))});
   }
   return file;
 }

@@ -41,6 +41,19 @@ void writeSafetensors(const std::string& path, const TensorFile& file);
 // unsupported dtype, offsets out of range, overlapping, leaving gaps or not matching
 // shape × dtype size.
 TensorFile safetensorsFromBytes(std::string_view bytes, const std::string& source = "<memory>");
+
+// The same file checked as above but not decoded, for data too big to copy into doubles
+// at once: each tensor's header entry and its little-endian data, a view into `bytes`
+// (which must outlive it), in data order.
+struct StoredTensor {
+  TensorEntry entry;
+  std::string_view data;  // entry.bytes bytes
+};
+struct SafetensorsLayout {
+  std::string metadataJson;
+  std::vector<StoredTensor> tensors;
+};
+SafetensorsLayout safetensorsLayout(std::string_view bytes, const std::string& source = "<memory>");
 TensorFile readSafetensors(const std::string& path);
 
 }  // namespace lsrl

@@ -97,31 +97,53 @@ void checkTensorFile(const TensorFile& file, const std::string& where) {
   if (!file.metadataJson.empty()) io::parseJson(file.metadataJson, where + ": metadata");
 }
 
+namespace {
+
+template <class Value>
+void appendValues(std::span<const Value> values, Tensor::DType dtype, std::string& out) {
+  out.reserve(out.size() + values.size() * dtypeSize(dtype));
+  if (dtype == Tensor::F32) {
+    for (Value v : values) appendLittleEndian(std::bit_cast<uint32_t>(static_cast<float>(v)), out);
+  } else {
+    for (Value v : values) appendLittleEndian(std::bit_cast<uint64_t>(static_cast<double>(v)), out);
+  }
+}
+
+}  // namespace
+
+void appendTensorValues(std::span<const double> values, Tensor::DType dtype, std::string& out) {
+  appendValues(values, dtype, out);
+}
+
+void appendTensorValues(std::span<const float> values, Tensor::DType dtype, std::string& out) {
+  appendValues(values, dtype, out);
+}
+
 void appendTensorData(const Tensor& tensor, std::string& out) {
-  out.reserve(out.size() + tensor.data.size() * dtypeSize(tensor.dtype));
-  if (tensor.dtype == Tensor::F32) {
-    for (double v : tensor.data) {
-      appendLittleEndian(std::bit_cast<uint32_t>(static_cast<float>(v)), out);
+  appendTensorValues(tensor.data, tensor.dtype, out);
+}
+
+void decodeTensorValues(std::string_view bytes, Tensor::DType dtype, std::span<double> out) {
+  const size_t size = dtypeSize(dtype);
+  if (bytes.size() / size < out.size()) throw Error("decodeTensorValues: buffer too short");
+  const char* p = bytes.data();
+  if (dtype == Tensor::F32) {
+    for (double& v : out) {
+      v = std::bit_cast<float>(loadLittleEndian<uint32_t>(p));
+      p += 4;
     }
   } else {
-    for (double v : tensor.data) appendLittleEndian(std::bit_cast<uint64_t>(v), out);
+    for (double& v : out) {
+      v = std::bit_cast<double>(loadLittleEndian<uint64_t>(p));
+      p += 8;
+    }
   }
 }
 
 std::vector<double> decodeTensorData(std::string_view bytes, Tensor::DType dtype, uint64_t count) {
-  const size_t size = dtypeSize(dtype);
-  if (bytes.size() / size < count) throw Error("decodeTensorData: buffer too short");
+  if (bytes.size() / dtypeSize(dtype) < count) throw Error("decodeTensorData: buffer too short");
   std::vector<double> data(count);
-  const char* p = bytes.data();
-  if (dtype == Tensor::F32) {
-    for (uint64_t i = 0; i < count; ++i, p += 4) {
-      data[i] = std::bit_cast<float>(loadLittleEndian<uint32_t>(p));
-    }
-  } else {
-    for (uint64_t i = 0; i < count; ++i, p += 8) {
-      data[i] = std::bit_cast<double>(loadLittleEndian<uint64_t>(p));
-    }
-  }
+  decodeTensorValues(bytes, dtype, data);
   return data;
 }
 

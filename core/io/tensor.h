@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -62,8 +63,14 @@ void checkTensor(const Tensor& tensor, const std::string& where,
 
 // Appends the tensor's data, little-endian, in its dtype.
 void appendTensorData(const Tensor& tensor, std::string& out);
+// Appends values, little-endian, in `dtype` (doubles rounded to float for F32; floats
+// widened exactly for F64): for data written piece by piece.
+void appendTensorValues(std::span<const double> values, Tensor::DType dtype, std::string& out);
+void appendTensorValues(std::span<const float> values, Tensor::DType dtype, std::string& out);
 // Decodes `count` little-endian values of `dtype` from `bytes` (at least count*size long).
 std::vector<double> decodeTensorData(std::string_view bytes, Tensor::DType dtype, uint64_t count);
+// The same into `out` (out.size() values), for data read piece by piece.
+void decodeTensorValues(std::string_view bytes, Tensor::DType dtype, std::span<double> out);
 
 // Writes `toBytes(file)` to `path` atomically (core/util/atomic_file.h); an encoding error
 // is rethrown as lsrl::Error naming the path, and then nothing is written.

@@ -332,14 +332,22 @@ void validateDictionary(const Dictionary& dict, const std::vector<int>& query, i
 ExactSequence tok2tokInput(const Dictionary& dict, const std::vector<int>& query, int L,
                            int vocab) {
   validateDictionary(dict, query, L, vocab);
+  std::vector<int> values;
+  values.reserve(static_cast<size_t>(L) * (2 * dict.size() + 1));
+  appendTok2tokTokens(dict, query, values);
   ExactSequence tokens;
-  tokens.reserve(static_cast<size_t>(L) * (2 * dict.size() + 1));
-  for (int t : query) tokens.push_back({Exact(t)});
-  for (const DictionaryEntry& e : dict) {
-    for (int t : e.key) tokens.push_back({Exact(t)});
-    for (int t : e.value) tokens.push_back({Exact(t)});
-  }
+  tokens.reserve(values.size());
+  for (int t : values) tokens.push_back({Exact(t)});
   return tokens;
+}
+
+void appendTok2tokTokens(const Dictionary& dict, const std::vector<int>& query,
+                         std::vector<int>& out) {
+  out.insert(out.end(), query.begin(), query.end());
+  for (const DictionaryEntry& e : dict) {
+    out.insert(out.end(), e.key.begin(), e.key.end());
+    out.insert(out.end(), e.value.begin(), e.value.end());
+  }
 }
 
 std::vector<int> tok2tokExpected(const Dictionary& dict, const std::vector<int>& query, int L,

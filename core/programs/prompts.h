@@ -84,6 +84,9 @@ void validateDictionary(const Dictionary& dict, const std::vector<int>& query, i
 // q, k1, v1, ..., kK, vK as width-1 tokens (validates first).
 ExactSequence tok2tokInput(const Dictionary& dict, const std::vector<int>& query, int L,
                            int vocab = 0);
+// The same token values, unchecked, appended to `out` (for batches of prompts known valid).
+void appendTok2tokTokens(const Dictionary& dict, const std::vector<int>& query,
+                         std::vector<int>& out);
 // The value stored under the query (validates first).
 std::vector<int> tok2tokExpected(const Dictionary& dict, const std::vector<int>& query, int L,
                                  int vocab = 0);

@@ -6,6 +6,8 @@
 
 #include "core/seed_models/dense_layers.h"
 #include "core/seed_models/memory_horizon.h"  // oneHot
+#include "core/seed_models/mingru.h"
+#include "core/seed_models/minlstm.h"
 #include "core/seed_models/model_helpers.h"
 #include "core/util/error.h"
 
@@ -14,6 +16,22 @@ namespace lsrl::seed_models {
 namespace {
 
 constexpr double kHoldGate = 20;  // σ(±20) is 1 − 2e-9 or 2e-9: open or shut
+
+// The cell's recurrence from the pre-activations of its Linears (minRnnGateLinears' order,
+// then "h"; each [T][width]).
+MinRnnGates cellGates(MinRnnCell cell, const std::vector<std::vector<double>>& pre, int width) {
+  if (cell == MinRnnCell::Gru) return minGruGates(pre.at(0), pre.at(1), width);
+  return minLstmGates(pre.at(0), pre.at(1), pre.at(2), width);
+}
+
+// The gate arrays the cell adds to a trace, each name prefixed.
+void traceCell(MinRnnCell cell, Trace& trace, const std::string& prefix,
+               const std::vector<std::vector<double>>& pre, const MinRnnGates& gates) {
+  if (cell == MinRnnCell::Gru)
+    traceMinGruCell(trace, prefix, pre, gates);
+  else
+    traceMinLstmCell(trace, prefix, pre, gates);
+}
 
 double maxAbsDifference(const std::vector<double>& a, const std::vector<double>& b) {
   double d = 0;
@@ -155,7 +173,7 @@ MinRnnGates MinRnnModel::layerGates(int layer, const Sequence& u,
       values[i].insert(values[i].end(), y.begin(), y.end());
     }
   }
-  MinRnnGates gates = cellGates(values, config_.dh);
+  MinRnnGates gates = cellGates(cell_, values, config_.dh);
   if (pre) *pre = std::move(values);
   return gates;
 }
@@ -214,7 +232,7 @@ void MinRnnModel::addLayerTrace(Trace& trace, int layer,
   const std::vector<double> h0 = initialState();
   // The arrays of the explorer's views (§5.3), listed in the header comment.
   const std::string tp = layer == 0 ? "" : "layer" + std::to_string(layer) + ".";
-  traceCell(trace, tp, pre, gates);
+  traceCell(cell_, trace, tp, pre, gates);
   trace.add(tp + "h_pre", {T, H}, gates.candidate);
   trace.add(tp + "h_tilde", {T, H}, minRnnCandidates(gates, config_.variant));
   trace.add(tp + "h0", {H}, h0);

@@ -1,7 +1,8 @@
 // What the minGRU and minLSTM seed models share (docs/spec/seed-models.md §3.6): the config, the
 // weights, the block around the cell, traces and tasks. The cells themselves (their gate
-// Linears and gate arithmetic) are in mingru.h and minlstm.h; the recurrence's three
-// modes in min_rnn_scan.h.
+// Linears, gate arithmetic and trace arrays) are in mingru.h and minlstm.h, the two model
+// types (MinGruModel, MinLstmModel) in min_rnn_cell_model.h; the recurrence's three modes
+// in min_rnn_scan.h.
 //
 // Model (§3.6: "a layer is a minLSTM or minGRU followed by a linear layer", residual
 // connections, LayerNorm before each layer):
@@ -149,13 +150,6 @@ class MinRnnModel : public SeedModel {
   // logits are then ≈ the one-hot of the latest data token.
   static std::pair<MinRnnConfig, std::vector<Tensor>> holdParts(MinRnnCell cell,
                                                                 const SelectiveCopyParams& p);
-
-  // The cell: its recurrence from the pre-activations of its Linears (gates, then "h";
-  // each [T][d_h]), and the gate arrays it adds to a trace.
-  virtual MinRnnGates cellGates(const std::vector<std::vector<double>>& pre, int width) const = 0;
-  virtual void traceCell(Trace& trace, const std::string& prefix,
-                         const std::vector<std::vector<double>>& pre,
-                         const MinRnnGates& gates) const = 0;
 
  private:
   MinRnnCell cell_;

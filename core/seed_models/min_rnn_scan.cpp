@@ -105,6 +105,18 @@ void checkMinRnnGates(const MinRnnGates& g) {
   requireSize("min-RNN gates \"candidate\"", n, g.candidate.size());
 }
 
+MinRnnGates minRnnGatesWithCandidate(const std::string& cell, const std::vector<double>& candidate,
+                                     int width) {
+  if (width < 1 || candidate.size() % sz(width) != 0)
+    throw Error(cell + " gates: " + std::to_string(candidate.size()) +
+                " pre-activations are not rows of width " + std::to_string(width));
+  MinRnnGates g;
+  g.width = width;
+  g.steps = static_cast<int>(candidate.size() / sz(width));
+  g.candidate = candidate;
+  return g;
+}
+
 const char* minRnnVariantName(MinRnnVariant v) {
   return v == MinRnnVariant::Vanilla ? "vanilla" : "log";
 }

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -50,6 +51,11 @@ struct MinRnnGates {
 };
 // Throws lsrl::Error naming the array whose size is not steps × width.
 void checkMinRnnGates(const MinRnnGates& gates);
+// A cell's gates before their arithmetic: the shape and the candidate ĥ [T][width], with
+// logA and logW left for the cell to fill. Throws lsrl::Error "<cell> gates: ..." when
+// ĥ is not rows of width ≥ 1.
+MinRnnGates minRnnGatesWithCandidate(const std::string& cell, const std::vector<double>& candidate,
+                                     int width);
 
 enum class MinRnnVariant : uint8_t {
   Vanilla,  // "vanilla": h̃ = ĥ (§3.2, §3.3)

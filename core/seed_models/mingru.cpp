@@ -1,18 +1,14 @@
 #include "core/seed_models/mingru.h"
 
-#include "core/util/error.h"
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace lsrl::seed_models {
 
 MinRnnGates minGruGates(const std::vector<double>& k, const std::vector<double>& hPre, int width) {
   requireSize("minGRU candidate pre-activations (as many as gate ones)", k.size(), hPre.size());
-  if (width < 1 || k.size() % static_cast<size_t>(width) != 0)
-    throw Error("minGRU gates: " + std::to_string(k.size()) +
-                " pre-activations are not rows of width " + std::to_string(width));
-  MinRnnGates g;
-  g.width = width;
-  g.steps = static_cast<int>(k.size() / static_cast<size_t>(width));
-  g.candidate = hPre;
+  MinRnnGates g = minRnnGatesWithCandidate("minGRU", hPre, width);
   for (const double x : k) {
     g.logA.push_back(-minRnnSoftplus(x));   // log(1 − z)
     g.logW.push_back(-minRnnSoftplus(-x));  // log z
@@ -20,28 +16,8 @@ MinRnnGates minGruGates(const std::vector<double>& k, const std::vector<double>&
   return g;
 }
 
-MinGruModel::MinGruModel(const MinRnnConfig& config) : MinRnnModel(MinRnnCell::Gru, config) {}
-
-MinGruModel::MinGruModel(const MinRnnConfig& config, const std::vector<Tensor>& weights)
-    : MinRnnModel(MinRnnCell::Gru, config, weights) {}
-
-MinGruModel MinGruModel::load(const std::string& path) {
-  const auto [config, weights] = loadParts(MinRnnCell::Gru, path);
-  return MinGruModel(config, weights);
-}
-
-MinGruModel MinGruModel::hold(const SelectiveCopyParams& task) {
-  const auto [config, weights] = holdParts(MinRnnCell::Gru, task);
-  return MinGruModel(config, weights);
-}
-
-MinRnnGates MinGruModel::cellGates(const std::vector<std::vector<double>>& pre, int width) const {
-  return minGruGates(pre.at(0), pre.at(1), width);
-}
-
-void MinGruModel::traceCell(Trace& trace, const std::string& prefix,
-                            const std::vector<std::vector<double>>& pre,
-                            const MinRnnGates& gates) const {
+void traceMinGruCell(Trace& trace, const std::string& prefix,
+                     const std::vector<std::vector<double>>& pre, const MinRnnGates& gates) {
   const std::vector<int64_t> shape = {gates.steps, gates.width};
   std::vector<double> z;
   for (const double x : pre.at(0)) z.push_back(minRnnSigmoid(x));

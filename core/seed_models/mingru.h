@@ -8,7 +8,8 @@
 //
 // The model around the cell (embedding, LayerNorm, projection back, read-out), its config
 // keys, weights and common trace arrays are those of min_rnn_model.h, with the gate
-// Linear "z". Trace arrays of the cell, per layer: z_pre [T][d_h] (k), z [T][d_h].
+// Linear "z" (the model type: MinGruModel, min_rnn_cell_model.h). Trace arrays of the cell,
+// per layer: z_pre [T][d_h] (k), z [T][d_h].
 //
 //   MinRnnGates g = minGruGates(k, hPre, 2);     // the spec's M1: k, ĥ given, d_h = 2
 //   auto h = minRnnSequential(g, MinRnnVariant::Vanilla, {0, 1});   // (0.5, −1.25), ...
@@ -23,34 +24,15 @@
 #include <string>
 #include <vector>
 
-#include "core/seed_models/min_rnn_model.h"
+#include "core/seed_models/min_rnn_cell_model.h"
 
 namespace lsrl::seed_models {
 
 // The recurrence of one layer from k = Linear_z(x) and ĥ = Linear_h(x), each [T][width].
 // Throws lsrl::Error for sizes that do not match.
 MinRnnGates minGruGates(const std::vector<double>& k, const std::vector<double>& hPre, int width);
-
-// Config::fromJson for the seed-model registry ("mingru config: ..." errors).
-struct MinGruConfig : MinRnnConfig {
-  static MinGruConfig fromJson(const nlohmann::json& json) {
-    return {MinRnnConfig::fromJson(json, MinRnnCell::Gru)};
-  }
-};
-
-class MinGruModel final : public MinRnnModel {
- public:
-  explicit MinGruModel(const MinRnnConfig& config = {});  // seeded initialisation
-  MinGruModel(const MinRnnConfig& config, const std::vector<Tensor>& weights);
-  static MinGruModel load(const std::string& path);
-  // §5.3's hand-set "hold" toy for these task parameters (min_rnn_model.h).
-  static MinGruModel hold(const SelectiveCopyParams& task = {});
-
- protected:
-  MinRnnGates cellGates(const std::vector<std::vector<double>>& pre, int width) const override;
-  void traceCell(Trace& trace, const std::string& prefix,
-                 const std::vector<std::vector<double>>& pre,
-                 const MinRnnGates& gates) const override;
-};
+// The cell's trace arrays of one layer, named with `prefix`, from pre = {k, ĥ}.
+void traceMinGruCell(Trace& trace, const std::string& prefix,
+                     const std::vector<std::vector<double>>& pre, const MinRnnGates& gates);
 
 }  // namespace lsrl::seed_models

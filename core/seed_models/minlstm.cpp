@@ -1,8 +1,9 @@
 #include "core/seed_models/minlstm.h"
 
 #include <cmath>
-
-#include "core/util/error.h"
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace lsrl::seed_models {
 
@@ -10,13 +11,7 @@ MinRnnGates minLstmGates(const std::vector<double>& p, const std::vector<double>
                          const std::vector<double>& hPre, int width) {
   requireSize("minLSTM input-gate pre-activations (as many as forget ones)", p.size(), k.size());
   requireSize("minLSTM candidate pre-activations (as many as forget ones)", p.size(), hPre.size());
-  if (width < 1 || p.size() % static_cast<size_t>(width) != 0)
-    throw Error("minLSTM gates: " + std::to_string(p.size()) +
-                " pre-activations are not rows of width " + std::to_string(width));
-  MinRnnGates g;
-  g.width = width;
-  g.steps = static_cast<int>(p.size() / static_cast<size_t>(width));
-  g.candidate = hPre;
+  MinRnnGates g = minRnnGatesWithCandidate("minLSTM", hPre, width);
   for (size_t n = 0; n < p.size(); ++n) {
     const double diff = minRnnSoftplus(-p[n]) - minRnnSoftplus(-k[n]);  // log(i / f)
     g.logA.push_back(-minRnnSoftplus(diff));                            // log f'
@@ -25,28 +20,8 @@ MinRnnGates minLstmGates(const std::vector<double>& p, const std::vector<double>
   return g;
 }
 
-MinLstmModel::MinLstmModel(const MinRnnConfig& config) : MinRnnModel(MinRnnCell::Lstm, config) {}
-
-MinLstmModel::MinLstmModel(const MinRnnConfig& config, const std::vector<Tensor>& weights)
-    : MinRnnModel(MinRnnCell::Lstm, config, weights) {}
-
-MinLstmModel MinLstmModel::load(const std::string& path) {
-  const auto [config, weights] = loadParts(MinRnnCell::Lstm, path);
-  return MinLstmModel(config, weights);
-}
-
-MinLstmModel MinLstmModel::hold(const SelectiveCopyParams& task) {
-  const auto [config, weights] = holdParts(MinRnnCell::Lstm, task);
-  return MinLstmModel(config, weights);
-}
-
-MinRnnGates MinLstmModel::cellGates(const std::vector<std::vector<double>>& pre, int width) const {
-  return minLstmGates(pre.at(0), pre.at(1), pre.at(2), width);
-}
-
-void MinLstmModel::traceCell(Trace& trace, const std::string& prefix,
-                             const std::vector<std::vector<double>>& pre,
-                             const MinRnnGates& gates) const {
+void traceMinLstmCell(Trace& trace, const std::string& prefix,
+                      const std::vector<std::vector<double>>& pre, const MinRnnGates& gates) {
   const std::vector<int64_t> shape = {gates.steps, gates.width};
   auto map = [](const std::vector<double>& xs, double (*f)(double)) {
     std::vector<double> out;

@@ -8,7 +8,8 @@
 //   diff_t = softplus(−p_t) − softplus(−k_t),  log f'_t = −softplus(diff_t),
 //   log i'_t = −softplus(−diff_t)    (Listing 10's order: the forget Linear first).
 //
-// The model around the cell is that of min_rnn_model.h with the gate Linears "f", "i".
+// The model around the cell is that of min_rnn_model.h with the gate Linears "f", "i" (the
+// model type: MinLstmModel, min_rnn_cell_model.h).
 // Trace arrays of the cell, per layer, each [T][d_h]: f_pre (p), i_pre (k), the raw gates
 // f and i (σ of them), and the normalised ones f_prime (f') and i_prime (i') that the
 // recurrence uses.
@@ -25,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "core/seed_models/min_rnn_model.h"
+#include "core/seed_models/min_rnn_cell_model.h"
 
 namespace lsrl::seed_models {
 
@@ -33,27 +34,8 @@ namespace lsrl::seed_models {
 // each [T][width]. Throws lsrl::Error for sizes that do not match.
 MinRnnGates minLstmGates(const std::vector<double>& p, const std::vector<double>& k,
                          const std::vector<double>& hPre, int width);
-
-// Config::fromJson for the seed-model registry ("minlstm config: ..." errors).
-struct MinLstmConfig : MinRnnConfig {
-  static MinLstmConfig fromJson(const nlohmann::json& json) {
-    return {MinRnnConfig::fromJson(json, MinRnnCell::Lstm)};
-  }
-};
-
-class MinLstmModel final : public MinRnnModel {
- public:
-  explicit MinLstmModel(const MinRnnConfig& config = {});  // seeded initialisation
-  MinLstmModel(const MinRnnConfig& config, const std::vector<Tensor>& weights);
-  static MinLstmModel load(const std::string& path);
-  // §5.3's hand-set "hold" toy for these task parameters (min_rnn_model.h).
-  static MinLstmModel hold(const SelectiveCopyParams& task = {});
-
- protected:
-  MinRnnGates cellGates(const std::vector<std::vector<double>>& pre, int width) const override;
-  void traceCell(Trace& trace, const std::string& prefix,
-                 const std::vector<std::vector<double>>& pre,
-                 const MinRnnGates& gates) const override;
-};
+// The cell's trace arrays of one layer, named with `prefix`, from pre = {p, k, ĥ}.
+void traceMinLstmCell(Trace& trace, const std::string& prefix,
+                      const std::vector<std::vector<double>>& pre, const MinRnnGates& gates);
 
 }  // namespace lsrl::seed_models

@@ -80,11 +80,19 @@ TEST(VulkanLayerRunner, MatchesTheCpuRunnerOnEveryLayerKind) {
     const std::vector<float> cpu = float_batch::runLayersCpu(p, shape, tokens);
     const std::vector<double> reference =
         float64Outputs([&](const FloatSequence& s) { return float64.run(s); }, shape, tokens);
+    // Fused (path_fusion.h; the default on GPUs), the device sums as the CPU runner does:
+    // equal bit for bit (path_fusion_test.cpp). Layer by layer:
+    LayerRunOptions fused;
+    fused.fusion = PathFusion::On;
+    EXPECT_EQ(runner.run(shape, tokens, fused), cpu) << "fused";
     LayerRunTiming timing;
-    const std::vector<float> gpu = runner.run(shape, tokens, {}, &timing);
+    LayerRunOptions layered;
+    layered.fusion = PathFusion::Off;
+    const std::vector<float> gpu = runner.run(shape, tokens, layered, &timing);
+    EXPECT_FALSE(timing.fused);
     // This path keeps a running sum (a = 1) and a rotation (|a| = 1) whose rounding
     // differences never decay. The sequential kernels round as the CPU twin does, but the
-    // chunked scan (the default path) adds the same terms in another order, so its
+    // chunked scan (the layered default) adds the same terms in another order, so its
     // difference may grow by about an ulp per step: 1e-5 + 5e-7·T relative, and the outputs
     // (which cancel large running sums) within fp32's own distance to float64 beside that.
     const double tolerance = 1e-5 + 5e-7 * shape.steps;
@@ -185,8 +193,13 @@ TEST(VulkanLayerRunner, PaperProgramsInFp32OnBothRunners) {
     }
     const SeriesShape shape{static_cast<int>(c.inputs.size()), steps, p.inputWidth};
     const std::vector<float> cpu = float_batch::runLayersCpu(p, shape, tokens);
-    const std::vector<float> gpu = LayerRunner(dev, p).run(shape, tokens);
+    LayerRunner runner(dev, p);
+    LayerRunOptions layered, fused;
+    layered.fusion = PathFusion::Off;
+    fused.fusion = PathFusion::On;
+    const std::vector<float> gpu = runner.run(shape, tokens, layered);
     expectTwins(gpu, cpu, c.name);
+    EXPECT_EQ(runner.run(shape, tokens, fused), cpu) << c.name << " fused";
     // How far fp32 is from the exact answers (outputs at every step).
     double worst = 0;
     int wrong = 0;

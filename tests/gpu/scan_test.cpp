@@ -54,20 +54,24 @@ using testing_vulkan::stridesOf;
 void checkDiagScan(Device& dev, bool complex) {
   ScanKernels scans(dev);
   std::mt19937 rng(complex ? 11 : 10);
+  // The single pass draws from a stream of its own, so that the data the other schedules
+  // are tested on stays what it was before it came.
+  std::mt19937 singlePassRng(complex ? 21 : 20);
   for (const PathCase& path : pathsOf(dev)) {
+    std::mt19937& draw = path.options.schedule == ScanSchedule::SinglePass ? singlePassRng : rng;
     for (const DiagCase& c : diagCases()) {
       const SeriesShape& s = c.shape;
       const size_t per = complex ? 2 : 1;
       const TransitionStrides strides = stridesOf(c);
       const size_t aSlots = float_batch::scan_checks::transitionSlots("test", s, strides);
-      V a = randomFloats(rng, aSlots * per, c.aLo, c.aHi);
+      V a = randomFloats(draw, aSlots * per, c.aLo, c.aHi);
       if (complex)  // a modulus in [|aLo|, |aHi|]-ish: scale a random phase
         for (size_t i = 0; i < aSlots; ++i) {
           const float r = std::abs(a[2 * i]), phase = a[2 * i + 1] * 3.14159f;
           a[2 * i] = r * std::cos(phase), a[2 * i + 1] = r * std::sin(phase);
         }
-      const V b = randomFloats(rng, size_t(s.batch) * s.steps * s.channels * per, -1, 1);
-      const V h0 = c.withH0 ? randomFloats(rng, size_t(s.batch) * s.channels * per, -2, 2) : V{};
+      const V b = randomFloats(draw, size_t(s.batch) * s.steps * s.channels * per, -1, 1);
+      const V h0 = c.withH0 ? randomFloats(draw, size_t(s.batch) * s.channels * per, -2, 2) : V{};
       SCOPED_TRACE(path.name + " B=" + std::to_string(s.batch) + " T=" + std::to_string(s.steps) +
                    " C=" + std::to_string(s.channels) + (c.constantA ? " constant a" : "") +
                    (c.withH0 ? " h0" : ""));
@@ -292,6 +296,8 @@ TEST(VulkanScan, ChainedScanContinuesAcrossDispatches) {
                                        .stepsPerLane = 2}};
   if (dev.info().subgroupArithmetic)
     options.push_back({.path = ScanPath::Subgroup, .schedule = ScanSchedule::Chained});
+  // The single pass over thousands of chunks, each looking back to its predecessors.
+  options.push_back({.path = ScanPath::Shared, .schedule = ScanSchedule::SinglePass});
   for (const ScanOptions& o : options) {
     for (const SeriesShape s : {SeriesShape{1, 90001, 4}, SeriesShape{2, 30000, 3}}) {
       SCOPED_TRACE(std::string(scanPathName(o.path)) + " T=" + std::to_string(s.steps));

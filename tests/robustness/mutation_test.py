@@ -2,7 +2,8 @@
 """Mutation test of every file reader of the `lsrl` CLI (seeded, bounded in time).
 
 Builds valid files of every format the CLI reads (graph files, compiled models with and
-without a sidecar, safetensors and npz weights, token input files), derives mutants from
+without a sidecar, safetensors and npz weights, token input files in JSON, .npy and
+safetensors), derives mutants from
 them (byte flips, cuts, duplicated spans, and JSON-aware edits: numbers made huge,
 negative, fractional or strings, keys dropped, values nested, arrays emptied or grown),
 adds the regression corpus (tests/data/robustness), and runs the reader command of each
@@ -147,6 +148,12 @@ def build_bases(lsrl, work):
     cli("export", "mo.model.json", "--target", "hawk", "--horizon", "8", "-o", "mo.hawk.safetensors")
     with open(os.path.join(work, "in.json"), "w") as f:
         json.dump({"tokens": [[1], [0], [1], [1], [0]]}, f)
+    # Binary batches: 3 tok2tok prompts of 5 tokens (width 1, as more_ones reads).
+    cli("prompt", "tok2tok", "--random", "2", "--count", "3", "-L", "1", "-o", "in.npy")
+    cli("prompt", "tok2tok", "--random", "2", "--count", "3", "-L", "1", "-o", "in.safetensors")
+    run_binary = [["run", "mo.model.json", "--input", "{f}", "-o", "{f}.out.npy", "--exact"],
+                  ["run", "mo.model.json", "--input", "{f}", "-o", "{f}.out.safetensors",
+                   "--backend", "cpu32"]]
     with open(os.path.join(work, "batch.json"), "w") as f:
         json.dump({"batch": [{"tokens": [[1], [0]]}, {"tokens": [[0]]}]}, f)
     v_sidecar = json.load(open(os.path.join(work, "v.model.json")))["metadata"]["sidecar"]["file"]
@@ -164,6 +171,8 @@ def build_bases(lsrl, work):
         "input": ("in.json", True, [["run", "mo.model.json", "--input", "{f}", "--exact"],
                                     ["run", "mo.model.json", "--input", "{f}", "--backend", "cpu32"]]),
         "batch-input": ("batch.json", True, [["run", "mo.json", "--input", "{f}"]]),
+        "npy-input": ("in.npy", False, run_binary),
+        "safetensors-input": ("in.safetensors", False, run_binary),
     }
 
 
