@@ -175,6 +175,24 @@ TEST(VulkanDevice, MisuseIsAnErrorNamingTheProblem) {
   EXPECT_THROW(shaderCode("no_such_shader"), Error);
 }
 
+// Batch::fill sets a range of 32-bit words among the batch's commands (the single-pass
+// scan zeroes its flags so); a range off the buffer or off 4-byte alignment is refused.
+TEST(VulkanDevice, FillsARangeOfWords) {
+  LSRL_VULKAN_DEVICE(dev);
+  auto buffer = dev.buffer(64);
+  const std::vector<uint32_t> sevens(16, 7);
+  dev.upload(*buffer, sevens.data(), 64);
+  Batch batch = dev.batch();
+  batch.fill(*buffer, 16, 32, 0);
+  batch.fill(*buffer, 60, 4, 9);
+  dev.run(batch);
+  const std::vector<uint32_t> want = {7, 7, 7, 7, 0, 0, 0, 0, 0, 0, 0, 0, 7, 7, 7, 9};
+  EXPECT_EQ(dev.download<uint32_t>(*buffer, 16), want);
+  EXPECT_THROW(batch.fill(*buffer, 2, 4, 0), Error);   // not a word boundary
+  EXPECT_THROW(batch.fill(*buffer, 60, 8, 0), Error);  // past the end
+  testing_vulkan::expectNoValidationErrors(dev);
+}
+
 // A process whose loader finds no driver: `lsrl devices` says so and fails.
 TEST(VulkanDevice, WithoutADriverTheCliSaysWhyAndFails) {
   const std::string cmd = std::string("VK_ICD_FILENAMES=/nonexistent/icd.json ") + LSRL_CLI_BINARY +
