@@ -58,11 +58,12 @@ seed_models::Score evaluateSeedModelOn(ModelBackend backend, const seed_models::
   const double openMs = msSince(start);
   if (profile != nullptr) device->openTimeline();
   const auto evalStart = Clock::now();
+  // The weights stay on the device from batch to batch (where the model's layers all run
+  // there, core/gpu/device_models.h).
+  const std::unique_ptr<gpu::DeviceSeedModel> onDevice = gpu::deviceSeedModel(*device, model);
   const seed_models::Score score = seed_models::evaluateSeedModelInBatches(
       model, task, seed, samples,
-      [&](const std::vector<seed_models::Sequence>& inputs) {
-        return gpu::runSeedModelBatchOnDevice(*device, model, inputs);
-      },
+      [&](const std::vector<seed_models::Sequence>& inputs) { return onDevice->run(inputs); },
       batch);
   if (profile != nullptr) {
     const double evalMs = msSince(evalStart);

@@ -66,6 +66,11 @@ struct DeviceInfo {
   uint64_t loopIterationBudget = 0;
 };
 
+// A driver that runs shaders on the host's CPU (lavapipe): a barrier is a coroutine switch
+// there and a dispatch costs little, so what pays on a GPU (fused paths, every layer on the
+// device) can cost more than it saves (docs/vulkan.md).
+inline bool isCpuDriver(const DeviceInfo& info) { return info.type == "cpu"; }
+
 // Every physical device. Throws VulkanUnavailable.
 std::vector<DeviceInfo> listDevices();
 

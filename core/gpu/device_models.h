@@ -3,6 +3,8 @@
 // CLI's `lsrl model run|eval --backend vulkan` and the explorer.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "core/gpu/device.h"
@@ -23,5 +25,25 @@ seed_models::Sequence runSeedModelOnDevice(Device& dev, const seed_models::SeedM
 std::vector<seed_models::Sequence> runSeedModelBatchOnDevice(
     Device& dev, const seed_models::SeedModel& model,
     const std::vector<seed_models::Sequence>& inputs);
+
+// Where a model's layers around its recurrence run when it has a backend for both: OnDevice
+// (every layer on the device, its weights uploaded once: minGRU, minLSTM,
+// min_rnn_resident.h), OnHost (float64 on the host's cores around the device's recurrence,
+// as runSeedModelBatchOnDevice), Auto (OnDevice on a GPU, OnHost on a CPU driver: on
+// lavapipe the device's dense Linears made a minGRU eval 9× slower, docs/vulkan.md).
+enum class SeedModelLayers { Auto, OnDevice, OnHost };
+
+// A seed model kept on one device for many batches (`lsrl model eval --backend vulkan`).
+// `model` must outlive it.
+class DeviceSeedModel {
+ public:
+  virtual ~DeviceSeedModel() = default;
+  // As runSeedModelBatchOnDevice: sequences of any lengths, outputs in the inputs' order.
+  virtual std::vector<seed_models::Sequence> run(
+      const std::vector<seed_models::Sequence>& inputs) = 0;
+};
+// Throws lsrl::Error for a model kind without a device backend.
+std::unique_ptr<DeviceSeedModel> deviceSeedModel(Device& dev, const seed_models::SeedModel& model,
+                                                 SeedModelLayers layers = SeedModelLayers::Auto);
 
 }  // namespace lsrl::gpu

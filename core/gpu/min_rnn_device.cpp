@@ -7,6 +7,7 @@
 
 #include "core/gpu/embed_and_head.h"
 #include "core/gpu/kernel_support.h"
+#include "core/gpu/min_rnn_cell_kernels.h"
 #include "core/gpu/row_tiles.h"
 #include "core/gpu/workgroups.h"
 #include "core/util/error.h"
@@ -21,19 +22,7 @@ using seed_models::MinRnnModel;
 using seed_models::MinRnnVariant;
 using seed_models::Sequence;
 
-struct GatePush {
-  uint32_t count, trace;
-};
-
-// What one call's inputs share.
-struct CellShape {
-  MinRnnCell cell = MinRnnCell::Gru;
-  MinRnnVariant variant = MinRnnVariant::Vanilla;
-  size_t steps = 0, width = 0;
-  size_t linears() const { return cell == MinRnnCell::Lstm ? 3 : 2; }  // gates, then "h"
-  size_t gateArrays() const { return cell == MinRnnCell::Lstm ? 4 : 1; }
-  size_t perSequence() const { return steps * width; }
-};
+using CellShape = MinRnnCellShape;
 
 std::string what(MinRnnCell cell) {
   return std::string(seed_models::minRnnCellKind(cell)) + " on Vulkan";
@@ -84,23 +73,14 @@ MinRnnPass runPass(Device& dev, std::span<const MinRnnCellInputs> ins, const Cel
   auto gates = dev.buffer(keepGates ? s.gateArrays() * seriesBytes : sizeof(float));
 
   ScanKernels scans(dev);
-  const auto width = static_cast<long long>(s.width);
-  const DiagScanShape shape{
-      {static_cast<int>(B), static_cast<int>(s.steps), static_cast<int>(s.width)},
-      {static_cast<long long>(s.steps) * width, width},
-      false};
-  const size_t scratchBytes = scans.diagScanScratchBytes(shape, options);
+  const size_t scratchBytes = scans.diagScanScratchBytes(minRnnScanShape(s, B), options);
   auto scratch = scratchBytes > 0 ? dev.buffer(scratchBytes) : nullptr;
 
   Batch batch = dev.batch();
-  const GatePush push{static_cast<uint32_t>(n), keepGates ? 1u : 0u};
-  const Kernel& gateKernel = shaderKernel(
-      dev, "min_rnn_gates", 5, sizeof push,
-      {s.cell == MinRnnCell::Lstm ? 1u : 0u, s.variant == MinRnnVariant::Log ? 1u : 0u});
-  batch.dispatch(gateKernel, {preBuf.get(), aBuf.get(), bBuf.get(), candidate.get(), gates.get()},
-                 &push, sizeof push, cappedGroups(n, gateKernel.workgroup().x));
-  scans.recordDiagScan(batch, {aBuf.get(), bBuf.get(), h0Buf.get(), hBuf.get(), scratch.get()},
-                       shape, options);
+  recordMinRnnCell(dev, batch, scans, s, B,
+                   {preBuf.get(), h0Buf.get(), aBuf.get(), bBuf.get(), hBuf.get(), candidate.get(),
+                    gates.get(), scratch.get()},
+                   keepGates, options);
   dev.run(batch);
 
   MinRnnPass out;

@@ -304,7 +304,7 @@ size_t fusedSharedBytes(const FusedPathLayout& layout, Real real) {
 
 }  // namespace
 
-bool fusesByDefault(const DeviceInfo& info) { return info.type != "cpu"; }
+bool fusesByDefault(const DeviceInfo& info) { return !isCpuDriver(info); }
 
 template <class Scalar>
 bool FusedPath::fits(const Device& dev, const float_batch::BasicLayerProgram<Scalar>& program) {

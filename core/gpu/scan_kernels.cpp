@@ -205,7 +205,7 @@ ScanSchedule ScanKernels::resolveSchedule(const DiagScanShape& shape,
   const ChunkGeometry g = geometry(dev_.info(), path, options);
   const size_t groups = size_t(std::max(shape.series.batch, 0)) *
                         groupsFor(packingOf(shape, options).rowPacks, g.channelsPerGroup);
-  const size_t enough = dev_.info().type == "cpu" ? kChainedGroupsCpu : kChainedGroupsGpu;
+  const size_t enough = isCpuDriver(dev_.info()) ? kChainedGroupsCpu : kChainedGroupsGpu;
   return groups >= enough ? ScanSchedule::Chained : ScanSchedule::ReduceThenScan;
 }
 

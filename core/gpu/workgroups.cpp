@@ -37,6 +37,7 @@ constexpr ShaderWorkgroup kTable[] = {
     // One workgroup per row, reducing in shared memory: a power of two.
     {"looped_attention", {64}},
     {"looped_norm", {64}},
+    {"layer_norm", {64}},
     // TILE × TILE outputs per workgroup (TILE is constant 0, so x = y).
     {"dense_matvec", {16, 16}},
     // Sized by the host per call, from these: at least this many invocations and one

@@ -38,14 +38,14 @@ struct Comparison {
   int64_t differing = 0;
 };
 
-Comparison scoreOnBoth(Device& dev, const SeedModel& model, const std::string& task, uint64_t seed,
-                       int samples, int batch) {
+Comparison scoreOnBoth(DeviceSeedModel& onDevice, const SeedModel& model, const std::string& task,
+                       uint64_t seed, int samples, int batch) {
   Comparison c;
   uint64_t next = seed;
   c.gpu = seed_models::evaluateSeedModelInBatches(
       model, task, seed, samples,
       [&](const std::vector<Sequence>& inputs) {
-        std::vector<Sequence> outputs = runSeedModelBatchOnDevice(dev, model, inputs);
+        std::vector<Sequence> outputs = onDevice.run(inputs);
         for (size_t b = 0; b < inputs.size(); ++b) {
           const ScoredSample s = seed_models::scoredSample(model, task, next++);
           EXPECT_EQ(s.input, inputs[b]) << "sample " << next - 1;
@@ -79,18 +79,22 @@ TEST(SeedModelEval, ShippedCheckpointsScoreOnVulkanAsOnTheCpu) {
         kind, std::string(LSRL_SOURCE_DIR) + "/examples/models/" + kind + ".safetensors",
         &metadata);
     const std::string task = metadata.at("task");
-    const Comparison c = scoreOnBoth(dev, *model, task, 0, samples, 16);
     const Score reference = seed_models::evaluateSeedModel(*model, task, 0, samples);
-    EXPECT_EQ(c.cpu.right, reference.right);  // what `lsrl model eval --backend cpu` counts
-    EXPECT_EQ(c.gpu.total, reference.total);
-    EXPECT_LE(std::llabs(c.gpu.right - reference.right), c.differing);
-    EXPECT_LE(c.differing * 200, reference.total);
-    std::printf(
-        "%s, %d samples: %lld of %lld target tokens marked differently; right %lld "
-        "(vulkan) vs %lld (cpu)\n",
-        kind.c_str(), samples, static_cast<long long>(c.differing),
-        static_cast<long long>(reference.total), static_cast<long long>(c.gpu.right),
-        static_cast<long long>(reference.right));
+    // The layers around the recurrence on the host, and (minGRU, minLSTM) on the device.
+    for (const SeedModelLayers layers : {SeedModelLayers::OnHost, SeedModelLayers::OnDevice}) {
+      const auto onDevice = deviceSeedModel(dev, *model, layers);
+      const Comparison c = scoreOnBoth(*onDevice, *model, task, 0, samples, 16);
+      EXPECT_EQ(c.cpu.right, reference.right);  // what `lsrl model eval --backend cpu` counts
+      EXPECT_EQ(c.gpu.total, reference.total);
+      EXPECT_LE(std::llabs(c.gpu.right - reference.right), c.differing);
+      EXPECT_LE(c.differing * 200, reference.total);
+      std::printf(
+          "%s (layers on the %s), %d samples: %lld of %lld target tokens marked differently; "
+          "right %lld (vulkan) vs %lld (cpu)\n",
+          kind.c_str(), layers == SeedModelLayers::OnHost ? "host" : "device where it can", samples,
+          static_cast<long long>(c.differing), static_cast<long long>(reference.total),
+          static_cast<long long>(c.gpu.right), static_cast<long long>(reference.right));
+    }
   }
   expectNoValidationErrors(dev);
 }
@@ -144,7 +148,7 @@ TEST(SeedModelEval, SequencesOfSeveralLengthsComeBackInOrder) {
         EXPECT_NEAR(outputs[b][n][i], cpu[n][i], 1e-5 * (1 + std::fabs(cpu[n][i])))
             << "sequence " << b << " token " << n << " [" << i << "]";
   }
-  const Comparison c = scoreOnBoth(dev, model, "edit_distance", 0, 30, 8);
+  const Comparison c = scoreOnBoth(*deviceSeedModel(dev, model), model, "edit_distance", 0, 30, 8);
   EXPECT_EQ(c.gpu.total, 30);  // the last token of each
   EXPECT_EQ(c.differing, 0);
   EXPECT_TRUE(runSeedModelBatchOnDevice(dev, model, {}).empty());
