@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "core/util/error.h"
+#include "core/util/parallel_for.h"
 
 namespace lsrl::seed_models {
 
@@ -18,23 +19,26 @@ void requireAtLeastOne(int value, const char* what) {
 }
 
 // Samples seed + first … seed + first + count − 1: generated, run as one batch, scored.
+// A batch's samples are drawn and scored a sample per core (a device's batch would
+// otherwise wait on one host thread; the totals are summed in sample order all the same).
 Score scoreChunk(const SeedModel& model, const std::string& task, uint64_t seed, int first,
                  int count, const SeedModelBatchRunner& run) {
-  std::vector<Sequence> inputs;
-  std::vector<std::vector<int>> targets;
-  inputs.reserve(static_cast<size_t>(count));
-  targets.reserve(static_cast<size_t>(count));
-  for (int i = first; i < first + count; ++i) {
-    ScoredSample s = scoredSample(model, task, seed + static_cast<uint64_t>(i));
-    inputs.push_back(std::move(s.input));
-    targets.push_back(std::move(s.targets));
-  }
+  const size_t n = static_cast<size_t>(count);
+  std::vector<Sequence> inputs(n);
+  std::vector<std::vector<int>> targets(n);
+  parallelFor(n, [&](size_t b) {
+    ScoredSample s = scoredSample(model, task, seed + static_cast<uint64_t>(first) + b);
+    inputs[b] = std::move(s.input);
+    targets[b] = std::move(s.targets);
+  });
   const std::vector<Sequence> outputs = run(inputs);
   if (outputs.size() != inputs.size())
     throw Error("the batch runner returned " + std::to_string(outputs.size()) +
                 " output sequences for " + std::to_string(inputs.size()) + " samples");
+  std::vector<Score> scores(n);
+  parallelFor(n, [&](size_t b) { scores[b] = scoreOutputs(outputs[b], targets[b]); });
   Score score;
-  for (size_t b = 0; b < outputs.size(); ++b) score += scoreOutputs(outputs[b], targets[b]);
+  for (const Score& s : scores) score += s;
   return score;
 }
 
