@@ -73,8 +73,6 @@ int evalModel(const Args& args, const std::string& kind, const seed_models::Seed
         "scores one sample per thread");
   const int batch = args.has("batch") ? parseIntValue(args.get("batch"), "--batch", 1, 65536)
                                       : seed_models::kDefaultEvalBatch;
-  if (args.has("profile") && which != ModelBackend::Vulkan)
-    throw Error("--profile times the Vulkan backend's device work (--backend vulkan)");
   EvalProfile profile;
   const auto start = std::chrono::steady_clock::now();
   const seed_models::Score score =

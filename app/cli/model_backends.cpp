@@ -44,7 +44,8 @@ seed_models::Score evaluateSeedModelOn(ModelBackend backend, const seed_models::
                                        const std::string& task, uint64_t seed, int samples,
                                        int batch, EvalProfile* profile) {
   if (backend == ModelBackend::Cpu) {
-    if (profile != nullptr) throw Error("--profile times the Vulkan backend (--backend vulkan)");
+    if (profile != nullptr)
+      throw Error("--profile times the Vulkan backend's device work (--backend vulkan)");
     return seed_models::evaluateSeedModel(model, task, seed, samples);
   }
 #ifdef LSRL_HAVE_VULKAN
@@ -70,12 +71,12 @@ seed_models::Score evaluateSeedModelOn(ModelBackend backend, const seed_models::
     const gpu::Timeline timeline = device->closeTimeline();
     profile->json = timelineJson(timeline, evalMs);
     profile->json["device_open_ms"] = openMs;
-    profile->json["host_other_ms"] = std::max(0.0, evalMs - timeline.hostTotalMs());
+    const double otherMs = std::max(0.0, evalMs - timeline.hostTotalMs());
+    profile->json["host_other_ms"] = otherMs;
     std::ostringstream text;
     printTimeline(text, timeline, evalMs, "vulkan timeline");
-    text << "    other host work (the model's host side, drawing and scoring samples) "
-         << std::max(0.0, evalMs - timeline.hostTotalMs()) << " ms; opening the device " << openMs
-         << " ms\n";
+    text << "    other host work (the model's host side, drawing and scoring samples) " << otherMs
+         << " ms; opening the device " << openMs << " ms\n";
     profile->text = text.str();
   }
   return score;

@@ -842,7 +842,6 @@ Submission Device::submit(Batch& batch) {
       ++set;
     }
     d.addHost(HostPhase::Record, msSince(recordStart));
-    d.counters.dispatches += n;
     if (d.timelineOn) {
       d.timeline.dispatches += n;
       d.timeline.copies += b.commands.size() - n;

@@ -166,7 +166,6 @@ struct DeviceCounters {
   uint64_t queryPools = 0;
   uint64_t commandBuffers = 0;
   uint64_t submissions = 0;
-  uint64_t dispatches = 0;
 };
 
 class Device {

@@ -135,7 +135,6 @@ BasicLayerRunner<Scalar>::BasicLayerRunner(Device& device,
     }
     weights_.push_back(std::move(w));
   }
-  fusable_ = FusedPath::fits(dev_, program_);
 }
 
 template <class Scalar>
@@ -144,9 +143,13 @@ bool BasicLayerRunner<Scalar>::runsFused(const LayerRunOptions& options, bool ev
       options.scan.path == ScanPath::Auto && options.scan.schedule == ScanSchedule::Auto;
   const bool wanted = options.fusion == PathFusion::On ||
                       (options.fusion == PathFusion::Auto && fusesByDefault(dev_.info()));
-  if (!fusable_ || everyLayer || !wanted || !defaultScans) return false;
-  if (!fused_) fused_ = std::make_unique<FusedPath>(dev_, program_);
-  return true;
+  if (everyLayer || !wanted || !defaultScans) return false;
+  // Packed on first use, so runs that never fuse (a CPU driver's) never pack the program.
+  if (!fusionTried_) {
+    fused_ = FusedPath::make(dev_, program_);
+    fusionTried_ = true;
+  }
+  return fused_ != nullptr;
 }
 
 template <class Scalar>

@@ -94,8 +94,8 @@ class BasicLayerRunner {
   const float_batch::BasicLayerProgram<Scalar>
       program_;  // a copy: the runner may outlive the caller's
   std::vector<Weights> weights_;
-  bool fusable_ = false;  // the program fits the fused kernel on this device
-  std::unique_ptr<FusedPath> fused_;
+  bool fusionTried_ = false;          // FusedPath::make has run
+  std::unique_ptr<FusedPath> fused_;  // null: the program does not fuse on this device
   TileShape tileShape_;
   std::vector<std::unique_ptr<TileState>> tiles_;  // resident between calls
 };

@@ -307,16 +307,22 @@ size_t fusedSharedBytes(const FusedPathLayout& layout, Real real) {
 bool fusesByDefault(const DeviceInfo& info) { return !isCpuDriver(info); }
 
 template <class Scalar>
-bool FusedPath::fits(const Device& dev, const float_batch::BasicLayerProgram<Scalar>& program) {
-  if (!fusionObstacle(program).empty()) return false;
-  return fusedSharedBytes(fusedPathImage(program), realOf<Scalar>()) <= dev.info().maxSharedMemory;
+std::unique_ptr<FusedPath> FusedPath::make(Device& dev,
+                                           const float_batch::BasicLayerProgram<Scalar>& program) {
+  if (!fusionObstacle(program).empty()) return nullptr;
+  FusedPathImage<Scalar> image = fusedPathImage(program);
+  if (fusedSharedBytes(image, realOf<Scalar>()) > dev.info().maxSharedMemory) return nullptr;
+  return std::unique_ptr<FusedPath>(new FusedPath(dev, std::move(image)));
 }
 
 template <class Scalar>
 FusedPath::FusedPath(Device& dev, const float_batch::BasicLayerProgram<Scalar>& program)
+    : FusedPath(dev, fusedPathImage(program)) {}
+
+template <class Scalar>
+FusedPath::FusedPath(Device& dev, FusedPathImage<Scalar>&& image)
     : dev_(dev), real_(realOf<Scalar>()) {
   requireReal(dev.info(), real_);
-  FusedPathImage<Scalar> image = fusedPathImage(program);
   const size_t bytes = fusedSharedBytes(image, real_);
   if (bytes > dev.info().maxSharedMemory)
     throw Error("fused path: one sequence needs " + std::to_string(bytes) +
@@ -374,8 +380,10 @@ template std::string fusionObstacle(const float_batch::BasicLayerProgram<float>&
 template std::string fusionObstacle(const float_batch::BasicLayerProgram<double>&);
 template FusedPathImage<float> fusedPathImage(const float_batch::BasicLayerProgram<float>&);
 template FusedPathImage<double> fusedPathImage(const float_batch::BasicLayerProgram<double>&);
-template bool FusedPath::fits(const Device&, const float_batch::BasicLayerProgram<float>&);
-template bool FusedPath::fits(const Device&, const float_batch::BasicLayerProgram<double>&);
+template std::unique_ptr<FusedPath> FusedPath::make(Device&,
+                                                    const float_batch::BasicLayerProgram<float>&);
+template std::unique_ptr<FusedPath> FusedPath::make(Device&,
+                                                    const float_batch::BasicLayerProgram<double>&);
 template FusedPath::FusedPath(Device&, const float_batch::BasicLayerProgram<float>&);
 template FusedPath::FusedPath(Device&, const float_batch::BasicLayerProgram<double>&);
 

@@ -87,9 +87,12 @@ class FusedPath {
   FusedPath(const FusedPath&) = delete;
   FusedPath& operator=(const FusedPath&) = delete;
 
-  // Whether `program` would fit on `dev` (no obstacle, shared memory within its limit).
+  // The fused path of `program` on `dev`, or null when it cannot be fused (fusionObstacle)
+  // or its shared memory exceeds the device's: the layer runner's way in (the program is
+  // packed once either way).
   template <class Scalar>
-  static bool fits(const Device& dev, const float_batch::BasicLayerProgram<Scalar>& program);
+  static std::unique_ptr<FusedPath> make(Device& dev,
+                                         const float_batch::BasicLayerProgram<Scalar>& program);
 
   // Records `sequences` sequences of `steps` tokens: tokens [sequences][steps][inWidth] →
   // out [sequences][steps][outWidth], in as few dispatches as the device's loop budget
@@ -103,6 +106,10 @@ class FusedPath {
   uint32_t workgroupSize() const { return local_; }
 
  private:
+  // Uploads a packed program that fits the device's shared memory (else lsrl::Error).
+  template <class Scalar>
+  FusedPath(Device& dev, FusedPathImage<Scalar>&& image);
+
   Device& dev_;
   Real real_;
   FusedPathLayout layout_;

@@ -151,6 +151,10 @@ TEST_F(ModelCli, EvalMisuseIsRefusedWithTheReason) {
   expectError({"model", "eval", "mingru", "--batch", "8"}, "--batch sizes the Vulkan backend");
   expectError({"model", "eval", "mingru", "--backend", "vulkan", "--batch", "0"}, "--batch");
   expectError({"model", "run", "mingru", "--batch", "8"}, "--batch is for lsrl model eval");
+  expectError({"model", "eval", "mingru", "--profile"},
+              "--profile times the Vulkan backend's device work (--backend vulkan)");
+  expectError({"model", "run", "mingru", "--profile"},
+              "--profile is for lsrl model eval --backend vulkan");
 }
 
 TEST_F(ModelCli, MisuseIsRefusedWithTheReason) {

@@ -227,6 +227,23 @@ TEST_F(RunBackends, ModelEvalScoresInBatchesOnTheDevice) {
   EXPECT_DOUBLE_EQ(b["accuracy"].get<double>(), b["right"].get<double>() / 800);
   EXPECT_GT(b["samples_per_s"].get<double>(), 0);
   EXPECT_NEAR(b["samples_per_s"].get<double>() * b["wall_s"].get<double>(), 200, 1e-6);
+
+  // --profile: the timeline as text before the JSON line, and as "profile" in it.
+  const Result profiled =
+      lsrl({"model", "eval", "mingru", "--backend", "vulkan", "--samples", "20", "--profile"});
+  ASSERT_EQ(profiled.code, 0) << profiled.err;
+  EXPECT_NE(profiled.out.find("vulkan timeline: "), std::string::npos) << profiled.out;
+  const std::string last =
+      profiled.out.substr(profiled.out.rfind('\n', profiled.out.size() - 2) + 1);
+  const auto p = nlohmann::json::parse(last).at("profile");
+  for (const char* key : {"dispatches", "barriers", "copies", "submissions", "host_phases_ms",
+                          "host_ms", "gpu_busy_ms", "gpu_span_ms", "gpu_idle_share", "wall_ms",
+                          "device_open_ms", "host_other_ms"})
+    EXPECT_TRUE(p.contains(key)) << key << " in " << p.dump();
+  EXPECT_GT(p["dispatches"].get<int>(), 0);
+  EXPECT_GT(p["submissions"].get<int>(), 0);
+  for (const char* phase : {"pack", "record", "submit", "wait", "unpack"})
+    EXPECT_GE(p["host_phases_ms"][phase].get<double>(), 0) << phase;
 }
 
 TEST_F(RunBackends, MisuseIsRefusedWithTheReason) {
