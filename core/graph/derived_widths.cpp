@@ -27,9 +27,13 @@ Node derived(const Graph& g, const Node& n) {
       if (in != nullptr) d.dim = in->dim / 2;
       break;
     case Op::Concat: {
+      // An open slot (a sugar call's operand not wired yet) has no width to add: the
+      // Concat keeps the width it has until every slot is wired.
       int sum = 0;
       for (NodeId x : n.inputs) {
-        if (const Node* p = producer(g, x)) sum += p->dim;
+        const Node* p = producer(g, x);
+        if (p == nullptr && x == kNoNode) return d;
+        if (p != nullptr) sum += p->dim;
       }
       d.dim = sum;
       break;

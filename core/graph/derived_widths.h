@@ -13,7 +13,8 @@
 namespace lsrl {
 
 // Re-derives the widths of `seeds` and everything downstream of a node whose width
-// changed. Unconnected inputs (kNoNode) and inputs naming no node count as absent.
+// changed. Inputs naming no node count as absent; a Concat with an unconnected slot
+// (kNoNode) keeps its width, which that slot's operand decides once it is wired.
 // `willChange`, when given, is told each node's id just before its record changes (the
 // editor's undo records it). Terminates on cyclic graphs (from files).
 void rederiveWidths(Graph& g, const std::vector<NodeId>& seeds,

@@ -1,5 +1,6 @@
 #include "core/seed_models/training_log.h"
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -41,11 +42,20 @@ bool addTrainingLine(TrainingLog& log, std::string_view line) {
     log.end = j;
     return true;
   }
-  if (!event.empty() || !j.contains("step") || !j["step"].is_number_integer() ||
-      !j.contains("loss") || !j["loss"].is_number())
-    return false;
+  if (event == "evaluating") {
+    log.progress.evaluating = std::max(1, static_cast<int>(number(j, "samples")));
+    return true;
+  }
+  const bool hasStep = j.contains("step") && j["step"].is_number_integer();
+  if (event == "progress" && hasStep) {
+    log.progress = {j["step"].get<int>(), number(j, "elapsed_s"), number(j, "eta_s"), 0};
+    return true;
+  }
+  if (!event.empty() || !hasStep || !j.contains("loss") || !j["loss"].is_number()) return false;
   log.points.push_back({j["step"].get<int>(), j["loss"].get<double>(), number(j, "accuracy"),
                         number(j, "tokens_per_s"), number(j, "elapsed_s"), number(j, "eta_s")});
+  const TrainingPoint& p = log.points.back();
+  log.progress = {p.step, p.elapsedS, p.etaS, 0};
   return true;
 }
 

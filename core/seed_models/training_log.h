@@ -1,6 +1,8 @@
 // Training logs of `lsrl train` (app/python/lsrl/torch/train.py): one JSON object per line,
 // {"event": "start", ...}, then {"step", "loss", "accuracy", "tokens_per_s", "elapsed_s",
-// "eta_s", ...} per log interval, then {"event": "done" | "interrupted", ...}. The
+// "eta_s", ...} after the first step and per log interval, then {"event": "done" |
+// "interrupted", ...}; with --progress, {"event": "progress", "step", ...} after every
+// other step and {"event": "evaluating", "samples"} before the held-out score. The
 // explorer's Training view plots them, live from the training process or from the
 // W.log.jsonl beside a checkpoint.
 //
@@ -24,9 +26,18 @@ struct TrainingPoint {
   double etaS = 0;
 };
 
+// How far a run is, from its points and its progress records (the latest of either).
+struct TrainingProgress {
+  int step = 0;  // steps done
+  double elapsedS = 0;
+  double etaS = 0;
+  int evaluating = 0;  // > 0: training is over, this many held-out samples are being scored
+};
+
 struct TrainingLog {
-  nlohmann::json start;  // model, task, config, steps, seed, ...; null before it came
+  nlohmann::json start;  // model, task, config, steps, seed, init, ...; null before it came
   std::vector<TrainingPoint> points;
+  TrainingProgress progress;
   nlohmann::json end;  // the "done" or "interrupted" record; null while training runs
 
   int plannedSteps() const;  // start's "steps", else 0

@@ -12,7 +12,8 @@ OUT/<experiment>/<row>-s<seed>.safetensors, .log.jsonl and .json (the final reco
 the wall time). `table` prints the experiment's markdown table: per row the held-out
 accuracy as mean ± std over its seeds (and each seed), beside the paper's figure. `ship` copies, per model kind of the experiment, its best run (highest
 held-out accuracy, among the rows the experiment's "ship" prefix names) to examples/models/<kind>.safetensors with its .log.jsonl beside it and
-<kind>.json (the run's record: command, config, seed, accuracy, wall time).
+<kind>.json (the run's record: command, config, seed, accuracy, wall time, and "expected":
+what the row reaches over its seeds, the paper's figure and chance).
 Needs the built `lsrl` binary ($LSRL_CLI, else build/release/app/cli/lsrl).
 """
 
@@ -42,6 +43,8 @@ def _copy_row(kind, layers, paper):
 EXPERIMENTS = {
     "table1": {
         "title": "minGRU paper, Table 1: selective copying, accuracy by depth",
+        "chance": 1 / 16,
+        "paper_setting": "T = 4,096 with 16 data tokens, 400k steps",
         "seeds": [0, 1],  # 3 layers × 5000 steps is ~20 min a run alone: two seeds fit
         "eval_samples": 1000,
         "rows": [_copy_row("mingru", 1, "37.0"), _copy_row("mingru", 2, "96.8"),
@@ -50,6 +53,8 @@ EXPERIMENTS = {
     },
     "horizon": {
         "title": "GateLoop, Memory Horizon: data-controlled vs fixed transitions",
+        "chance": 1 / 50,
+        "paper_setting": "length 1,024",
         "seeds": [0, 1, 2],
         "eval_samples": 1000,
         "rows": [{"name": f"gateloop-{t}", "model": "gateloop", "task": "memory_horizon",
@@ -60,6 +65,7 @@ EXPERIMENTS = {
     },
     "recall": {
         "title": "Lattice: associative recall at m = 8 slots of width d = 16, by stored pairs",
+        "chance": 1 / 16,
         "ship": "nosr-",  # the explorer shows Lattice itself, not the baselines
         "seeds": [0, 1, 2],
         "eval_samples": 1000,
@@ -77,6 +83,7 @@ EXPERIMENTS = {
     },
     "loops": {
         "title": "Looped transformer, Table 2 trend: 4×4 Sudoku by loops, ± timestep encoding",
+        "chance": 1 / 4,
         "ship": "tmlt-r8",  # the explorer's view walks the loops of the TMLT
         "seeds": [0, 1, 2],
         "eval_samples": 1000,
@@ -165,6 +172,28 @@ def table(name, out):
               f"{statistics.mean(walls) / 60:.1f} min |")
 
 
+def expected(exp, name, row, folder):
+    """What training this row reaches (mean and std over its seeds), the paper's figure and
+    chance: the context the explorer gives a checkpoint's accuracy."""
+    accs = []
+    for seed in exp["seeds"]:
+        path = os.path.join(folder, f"{row['name']}-s{seed}.json")
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                accs.append(json.load(f).get("eval_accuracy"))
+    accs = [a for a in accs if a is not None]
+    out = {"accuracy": round(statistics.mean(accs), 3),
+           "std": round(statistics.stdev(accs), 3) if len(accs) > 1 else 0.0,
+           "seeds": len(accs), "steps": row["steps"], "task": row["task"],
+           "source": f"docs/results.md, {exp['title']} (run.py run {name}), row {row['name']}",
+           "chance": round(exp["chance"], 4)}
+    if row["paper"] != "-":
+        paper = float(row["paper"])
+        out["paper"] = paper / 100 if paper > 1 else paper
+        out["paper_setting"] = exp.get("paper_setting", "")
+    return out
+
+
 def ship(name, out):
     exp = EXPERIMENTS[name]
     folder = os.path.join(out, name)
@@ -188,7 +217,8 @@ def ship(name, out):
         shutil.copyfile(stem + ".log.jsonl", os.path.join(target, kind + ".log.jsonl"))
         with open(os.path.join(target, kind + ".json"), "w", encoding="utf-8") as f:
             json.dump({"experiment": name, "row": row["name"], "task": row["task"],
-                       "config": row["config"], **record}, f, indent=1)
+                       "config": row["config"], **record,
+                       "expected": expected(exp, name, row, folder)}, f, indent=1)
             f.write("\n")
         print(f"{kind}: {os.path.basename(stem)} ({100 * acc:.1f}%)")
 

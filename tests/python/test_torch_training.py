@@ -89,6 +89,22 @@ class Training(CliTestCase):
         self.assertEqual(losses[0], losses[1])
         self.assertNotEqual(losses[0], losses[2])
 
+    def test_progress_comes_after_every_step_and_stays_out_of_the_log(self):
+        out = self.path("progress.safetensors")
+        log = self.train("gateloop", out, extra=("--log-every", "2", "--progress"), steps=4)
+        seen = [(r.get("event"), r.get("step")) for r in log]
+        self.assertEqual(seen, [("start", None), (None, 1), (None, 2), ("progress", 3),
+                                (None, 4), ("evaluating", None), ("done", None)])
+        with open(out[: -len(".safetensors")] + ".log.jsonl", encoding="utf-8") as f:
+            self.assertEqual(records(f.read()),
+                             [r for r in log if r.get("event") not in ("progress", "evaluating")])
+        # Fine-tuning records where it started.
+        tuned = self.path("tuned.safetensors")
+        log = records(self.run_cli("train", "gateloop", "--init", out, "--steps", "2",
+                                   "--eval-samples", "10", "-o", tuned))
+        self.assertEqual(log[0]["init"], out)
+        self.assertEqual(lt.load_checkpoint(tuned)[1]["training"]["init"], out)
+
     def test_ctrl_c_saves_a_checkpoint(self):
         out = self.path("interrupted.safetensors")
         args, _, lr = SMOKE["gateloop"]
@@ -103,7 +119,8 @@ class Training(CliTestCase):
                     preexec_fn=lambda: signal.signal(signal.SIGINT, inherited))
                 try:
                     self.assertIn('"event": "start"', proc.stdout.readline())
-                    self.assertIn('"step": 5', proc.stdout.readline())
+                    self.assertIn('"step": 1,', proc.stdout.readline())  # the first step's
+                    self.assertIn('"step": 5,', proc.stdout.readline())
                     proc.send_signal(signal.SIGINT)
                     rest = proc.communicate(timeout=60)[0]
                 finally:

@@ -41,6 +41,23 @@ TEST(TrainingLog, ReadsTheRecordsLineByLine) {
   EXPECT_TRUE(log.interrupted());
 }
 
+TEST(TrainingLog, ProgressRecordsMoveTheStepWithoutAPoint) {
+  TrainingLog log;
+  addTrainingLine(log, kStart);
+  EXPECT_EQ(log.progress.step, 0);
+  EXPECT_TRUE(addTrainingLine(log, R"({"step": 1, "loss": 2.7, "accuracy": 0.1, "eta_s": 9.0})"));
+  EXPECT_EQ(log.progress.step, 1);
+  EXPECT_TRUE(
+      addTrainingLine(log, R"({"event": "progress", "step": 2, "elapsed_s": 0.5, "eta_s": 8.0})"));
+  EXPECT_EQ(log.points.size(), 1u);
+  EXPECT_EQ(log.progress.step, 2);
+  EXPECT_DOUBLE_EQ(log.progress.etaS, 8);
+  EXPECT_FALSE(addTrainingLine(log, R"({"event": "progress"})"));
+  EXPECT_TRUE(addTrainingLine(log, R"({"event": "evaluating", "samples": 500})"));
+  EXPECT_EQ(log.progress.evaluating, 500);
+  EXPECT_EQ(log.progress.step, 2);
+}
+
 TEST(TrainingLog, OtherLinesAreIgnoredAndAStartBeginsAgain) {
   TrainingLog log;
   for (const char* line : {"", "UserWarning: something", "[1, 2]", R"({"step": "x", "loss": 1})",

@@ -77,7 +77,7 @@ TEST(GateLoopView, ChannelsCheckedAgainAfterNoneRedrawPromptly) {
   const auto run = gateLoopRun();
   GateLoopView view;
   test::showRun(view, run, 1400, 860);
-  auto* list = view.findChild<QListWidget*>();
+  auto* list = view.findChild<QListWidget*>(QStringLiteral("ChannelList"));
   ASSERT_NE(list, nullptr);
   // A click on an item's check box: the indicator is at the left of the item's row.
   auto clickBox = [&](int c) {

@@ -467,7 +467,8 @@ TEST(LatticeViewXcb, DrawsTheSlotsOnTheSphereIn3d) {
   view.setRun(run);
   view.show();
   ASSERT_TRUE(view.showing3d());
-  EXPECT_EQ(view.sphere3d()->seriesCount(), 3 + 3 * 3);
+  // the wire, the incoming shaft and tip, the axis lines; three per slot
+  EXPECT_EQ(view.sphere3d()->seriesCount(), 4 + 3 * 3);
   // the unit sphere fills the box (it reached ±1.3, the sphere small inside);
   // the orthogonal parts are shortened to end inside it instead of being clipped.
   EXPECT_LE(view.sphere3d()->axisReach(), 1.1f + 1e-6f);

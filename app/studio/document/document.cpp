@@ -12,6 +12,7 @@
 #include "app/layout/incremental_layout.h"
 #include "app/studio/document/edit_commands.h"
 #include "core/graph/derived_widths.h"
+#include "core/graph/node_reference.h"
 #include "core/io/graph_file.h"
 #include "core/io/python_program.h"
 #include "core/util/error.h"
@@ -53,6 +54,12 @@ ExactVector& vectorField(Node& n, Field f) {
   if (f == Field::bias) return n.bias;
   return n.b;
 }
+
+// Whether a slot whose input is taken away (its producer deleted, its edge removed) stays
+// open (kNoNode). Every op keeps it except a Concat the user built, which closes it up; a
+// Concat made by a sugar call keeps it: its slots are the call's operands, and closing one
+// would shift the next operand into its place (x - y would become y - ...).
+bool keepsOpenSlots(const Node& n) { return n.op != Op::Concat || n.group != kNoGroup; }
 
 bool hasField(const Node& n, Field f) {
   switch (n.op) {
@@ -265,6 +272,14 @@ DocumentChange Document::derive(const GraphChange& change, bool forward) {
     const bool wiredBefore = a != nullptr && !a->removed && !a->inputs.empty();
     const bool wiredAfter = b != nullptr && !b->removed && !b->inputs.empty();
     if ((a && b && a->inputs != b->inputs) || wiredBefore != wiredAfter) what.rewired.push_back(id);
+    if (a && a->removed && b && !b->removed)
+      what.restored.push_back(ItemRef{ItemRef::Kind::Node, id});
+  }
+  for (int id : groups) {
+    const Group* a = recordIn<Group>(from.groups, id);
+    const Group* b = recordIn<Group>(to.groups, id);
+    if (a && a->removed && b && !b->removed)
+      what.restored.push_back(ItemRef{ItemRef::Kind::Group, id});
   }
   what.nodes.assign(nodes.begin(), nodes.end());
   what.groups.assign(groups.begin(), groups.end());
@@ -418,13 +433,15 @@ NodeId Document::addPrimitive(Op op, int dim, NodePosition at, bool slice) {
 }
 
 std::vector<NodeId> Document::insertFragment(const Graph& fragment, NodePosition at,
-                                             const QString& what) {
+                                             const QString& what,
+                                             const std::vector<FragmentWire>& wires) {
   if (fragment.liveNodeCount() == 0) return {};
   std::vector<NodeId> added;
-  edit(what, [&](GraphTransaction&) {
+  edit(what, [&](GraphTransaction& t) {
     const size_t nodesBefore = graph_.nodeCount();
     const size_t groupsBefore = graph_.groups().size();
-    std::vector<NodeId> ids = graph_.append(fragment.compacted());
+    std::vector<NodeId> compactId;
+    std::vector<NodeId> ids = graph_.append(fragment.compacted(&compactId));
     for (NodeId id : ids) {
       if (static_cast<size_t>(id) >= nodesBefore) added.push_back(id);
     }
@@ -476,8 +493,29 @@ std::vector<NodeId> Document::insertFragment(const Graph& fragment, NodePosition
         p.y += offset.y;
       }
     }
+    wireFragment(t, wires, compactId, ids, groupsBefore);
   });
   return added;
+}
+
+void Document::wireFragment(GraphTransaction& t, const std::vector<FragmentWire>& wires,
+                            const std::vector<NodeId>& compactId, const std::vector<NodeId>& ids,
+                            size_t groupsBefore) {
+  for (const FragmentWire& w : wires) {
+    const NodeId inFragment = w.node >= 0 && static_cast<size_t>(w.node) < compactId.size()
+                                  ? compactId[static_cast<size_t>(w.node)]
+                                  : kNoNode;
+    if (inFragment < 0 || static_cast<size_t>(inFragment) >= ids.size())
+      throw Error("the inserted call has no node " + std::to_string(w.node) + " to wire");
+    editNode(t, withInput(w.from, ids[static_cast<size_t>(inFragment)], w.slot));  // or refused
+    // The call's parameter names its operand as a program's call does ("node 12").
+    for (size_t gi = groupsBefore; gi < graph_.groups().size(); ++gi) {
+      Group& group = graph_.mutableGroup(static_cast<GroupId>(gi));
+      if (group.parent != kNoGroup) continue;
+      for (auto& [name, value] : group.params)
+        if (name == w.operand) value = nodeReferenceText(w.from);
+    }
+  }
 }
 
 void Document::touchForErase(GraphTransaction& t, const std::vector<NodeId>& ids) {
@@ -518,6 +556,14 @@ void Document::removeNodes(const std::vector<NodeId>& ids) {
     const auto successors = graph_.successors();
     for (NodeId id : valid)
       for (NodeId r : successors[static_cast<size_t>(id)]) readers.push_back(r);
+    // Graph::erase closes up a Concat's slot: a sugar call's Concat keeps it open instead.
+    const std::set<NodeId> gone(valid.begin(), valid.end());
+    for (NodeId r : readers) {
+      Node& reader = graph_.mutableNode(r);
+      if (reader.op != Op::Concat || !keepsOpenSlots(reader)) continue;
+      for (NodeId& p : reader.inputs)
+        if (gone.count(p)) p = kNoNode;
+    }
     graph_.erase(valid);
     // Readers of deleted nodes may change width (a Concat lost a slot).
     std::erase_if(readers, [this](NodeId r) { return !graph_.contains(r); });
@@ -585,10 +631,10 @@ Node Document::withoutInput(NodeId to, int slot) const {
   if (slot < 0 || slot >= static_cast<int>(n.inputs.size())) {
     throw Error(describeNode(n) + " has no input slot " + std::to_string(slot));
   }
-  if (n.op == Op::Concat) {
-    n.inputs.erase(n.inputs.begin() + slot);
-  } else {
+  if (keepsOpenSlots(n)) {
     n.inputs[static_cast<size_t>(slot)] = kNoNode;
+  } else {
+    n.inputs.erase(n.inputs.begin() + slot);
   }
   return n;
 }
@@ -610,9 +656,10 @@ void Document::disconnect(NodeId to, int slot) {
 
 void Document::rewire(NodeId reader, int readerSlot, NodeId from, NodeId to, int slot) {
   edit(QStringLiteral("Rewire #%1 → #%2").arg(from).arg(to), [&](GraphTransaction& t) {
+    const bool closesUp = !keepsOpenSlots(graph_.node(reader));
     editNode(t, withoutInput(reader, readerSlot));
-    // Taking a Concat input out moves its later slots up by one.
-    if (to == reader && graph_.node(to).op == Op::Concat && slot > readerSlot) --slot;
+    // Taking a user Concat's input out moves its later slots up by one.
+    if (to == reader && closesUp && slot > readerSlot) --slot;
     editNode(t, withInput(from, to, slot));  // a refusal rolls the disconnect back too
   });
 }

@@ -20,6 +20,7 @@
 #include "app/layout/visible_graph.h"
 #include "app/studio/document/edit_commands.h"
 #include "app/studio/document/graph_change.h"
+#include "app/studio/document/sugar_catalog.h"
 #include "core/graph/checks.h"
 #include "core/graph/graph.h"
 
@@ -47,6 +48,9 @@ struct DocumentChange {
   std::vector<GroupId> groups;  // group records that changed (expanded, members, ...)
   std::vector<NodeId> movedNodes;
   std::vector<GroupId> movedGroups;
+  // Deleted nodes and groups that exist again (an undone deletion): the views select them,
+  // as they were selected when deleted.
+  std::vector<ItemRef> restored;
   NodeId outputBefore = kNoNode;
   NodeId outputAfter = kNoNode;
   bool structure = false;  // the visible items (boxes) are not the same set as before
@@ -119,11 +123,15 @@ class Document : public QObject {
   NodeId addPrimitive(Op op, int dim, NodePosition at, bool slice = false);
   // Appends a graph fragment (paste, a sugar function from the palette): its nodes get
   // new ids, its groups new group ids, its layout is shifted so that its bounding box
-  // centre is `at`. Inputs equal to kNoNode stay unconnected. Returns the new ids in
-  // fragment order.
-  std::vector<NodeId> insertFragment(const Graph& fragment, NodePosition at, const QString& what);
+  // centre is `at`. Inputs equal to kNoNode stay unconnected, except the slots `wires`
+  // connects to nodes of the document (operands given as "node N"; the call's parameter
+  // then names that node); a refused wire refuses the whole insertion. Returns the new
+  // ids in fragment order.
+  std::vector<NodeId> insertFragment(const Graph& fragment, NodePosition at, const QString& what,
+                                     const std::vector<FragmentWire>& wires = {});
   // Deletes nodes (and groups left empty). No other id changes; readers of a deleted
-  // node keep an unconnected input (reported by validation), a Concat loses the slot.
+  // node keep an unconnected input (reported by validation), except a Concat the user
+  // built, which loses the slot (a sugar call's Concat keeps it: it is an operand port).
   void removeNodes(const std::vector<NodeId>& ids);
 
   // Why `from` may not feed `to` (into input slot `slot`; -1 = the next free slot, or a
@@ -132,7 +140,8 @@ class Document : public QObject {
   // reported by validation, since the user fixes them by editing the matrix next.
   std::optional<std::string> connectionRefusal(NodeId from, NodeId to, int slot = -1) const;
   void connect(NodeId from, NodeId to, int slot = -1);  // throws the refusal
-  // Disconnects input `slot` of `to`: Concat loses the slot, other ops keep it unconnected.
+  // Disconnects input `slot` of `to`: it stays, unconnected, except in a Concat the user
+  // built, which loses the slot (as removeNodes).
   void disconnect(NodeId to, int slot);
   // Moves the edge into input `readerSlot` of `reader` so that `from` feeds `to` at `slot`
   // instead (an edge dragged to another port): one undo step; refused as a whole.
@@ -202,6 +211,11 @@ class Document : public QObject {
   DocumentChange derive(const GraphChange& change, bool forward);
   void emitChange(const DocumentChange& what, bool problemsDiffer);
   void touchForErase(GraphTransaction& t, const std::vector<NodeId>& ids);
+  // Connects the wired operands of a fragment just appended (`compactId`: fragment ids to
+  // compacted ones, `ids`: compacted ones to the document's).
+  void wireFragment(GraphTransaction& t, const std::vector<FragmentWire>& wires,
+                    const std::vector<NodeId>& compactId, const std::vector<NodeId>& ids,
+                    size_t groupsBefore);
   void placeUnplacedMembers(GraphTransaction& t, GroupId id);
   // The positions after moving these items (with what travels along: hidden members and
   // nested group boxes).

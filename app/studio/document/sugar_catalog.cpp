@@ -19,6 +19,15 @@ namespace {
 
 using Kind = SugarParamKind;
 
+// A group parameter naming an operand inserted unwired from the palette, and one whose
+// node was deleted before the file was written (Graph::compacted).
+constexpr const char* kUnwiredOperand = "operand";
+constexpr const char* kRemovedNode = "removed node";
+
+bool namesNodeOperand(const std::string& value) {
+  return value == kUnwiredOperand || value == kRemovedNode || parseNodeReference(value).has_value();
+}
+
 SugarParam widthParam() {
   return {"width", Kind::Width, "1", "Width of the node operands (every operand has this width)."};
 }
@@ -139,6 +148,11 @@ std::vector<std::string> vectorEntries(const std::string& text) {
   return entries;
 }
 
+// "node" (an operand to wire) or "node N" (wired to node N).
+bool isNodeText(const std::string& text) {
+  return text == "node" || parseNodeReference(text).has_value();
+}
+
 std::optional<long long> positiveInteger(const std::string& text) {
   if (text.empty() || text.size() > 9) return std::nullopt;
   if (!std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
@@ -178,7 +192,13 @@ class CallArgs {
     for (const std::string& e : vectorEntries(text(name))) v.push_back(Exact::parse(e));
     return v;
   }
-  bool isNode(const std::string& name) const { return text(name) == "node"; }
+  // "node" or "node N": an operand slot (wired to N once inserted).
+  bool isNode(const std::string& name) const {
+    return text(name) == "node" || parseNodeReference(text(name)).has_value();
+  }
+  std::optional<NodeId> boundNode(const std::string& name) const {
+    return parseNodeReference(text(name));
+  }
   bool isNone(const std::string& name) const { return text(name) == "none"; }
 
  private:
@@ -214,7 +234,7 @@ class Scratch {
     return v;
   }
   Operand operand(const CallArgs& args, const std::string& name) {
-    if (args.isNode(name)) return placeholder(name);
+    if (args.isNode(name)) return nodeOperand(args, name);
     return args.scalar(name);
   }
   std::optional<Operand> branch(const CallArgs& args, const std::string& name) {
@@ -223,7 +243,7 @@ class Scratch {
   }
   std::optional<Var> nodeBranch(const CallArgs& args, const std::string& name) {
     if (args.isNone(name)) return std::nullopt;
-    return placeholder(name);
+    return nodeOperand(args, name);
   }
 
   // The sugar call's nodes and groups, renumbered, without the placeholders.
@@ -242,6 +262,8 @@ class Scratch {
         const NodeId from = n.inputs[slot];
         if (auto it = operandOf_.find(from); it != operandOf_.end()) {
           f.slots.push_back({it->second, copy.id, static_cast<int>(slot)});
+          if (auto bound = boundTo_.find(it->second); bound != boundTo_.end())
+            f.wires.push_back({it->second, copy.id, static_cast<int>(slot), bound->second});
         }
         copy.inputs[slot] = newId[static_cast<size_t>(from)];
       }
@@ -270,13 +292,20 @@ class Scratch {
     if (!reference) return value;
     const NodeId old = *reference;
     if (old < 0 || static_cast<size_t>(old) >= newId.size()) return value;
-    if (operandOf_.count(old)) return "operand";  // an input to wire: true before and after wiring
+    if (operandOf_.count(old)) return kUnwiredOperand;  // the document sets "node N" when wired
     return nodeReferenceText(newId[static_cast<size_t>(old)]);
+  }
+
+  // A placeholder for an operand given as "node" or "node N" (remembered as a wire).
+  Var nodeOperand(const CallArgs& args, const std::string& name) {
+    if (const auto node = args.boundNode(name)) boundTo_[name] = *node;
+    return placeholder(name);
   }
 
   Graph g_;
   int width_;
   std::map<NodeId, std::string> operandOf_;
+  std::map<std::string, NodeId> boundTo_;  // operands given as "node N"
 };
 
 // Makes the call in the scratch graph.
@@ -368,16 +397,18 @@ std::optional<std::string> sugarParamError(const SugarParam& param, const std::s
       return std::nullopt;
     }
     case Kind::Operand:
-      if (text == "node") return std::nullopt;
-      if (auto why = scalarError(text)) return "expected \"node\" or a constant: " + *why;
+      if (isNodeText(text)) return std::nullopt;
+      if (auto why = scalarError(text))
+        return "expected \"node\", \"node N\" (node #N) or a constant: " + *why;
       return std::nullopt;
     case Kind::OptionalOperand:
-      if (text == "node" || text == "none") return std::nullopt;
-      if (auto why = scalarError(text)) return "expected \"node\", \"none\" or a constant: " + *why;
+      if (isNodeText(text) || text == "none") return std::nullopt;
+      if (auto why = scalarError(text))
+        return "expected \"node\", \"node N\" (node #N), \"none\" or a constant: " + *why;
       return std::nullopt;
     case Kind::OptionalNode:
-      if (text == "node" || text == "none") return std::nullopt;
-      return "expected \"node\" or \"none\", got '" + text + "'";
+      if (isNodeText(text) || text == "none") return std::nullopt;
+      return "expected \"node\", \"node N\" (node #N) or \"none\", got '" + text + "'";
   }
   return std::nullopt;
 }
@@ -397,6 +428,83 @@ SugarFragment buildSugarFragmentWithSlots(std::string_view name, const SugarArgs
 
 Graph buildSugarFragment(std::string_view name, const SugarArgs& args) {
   return buildSugarFragmentWithSlots(name, args).graph;
+}
+
+}  // namespace lsrl
+
+namespace lsrl {
+
+std::vector<OperandSlot> groupOperandSlots(const Graph& g, GroupId id) {
+  if (!g.containsGroup(id)) return {};
+  const Group& group = g.groups()[static_cast<size_t>(id)];
+  const SugarFunction* fn = findSugarFunction(group.function);
+  if (fn == nullptr) return {};
+  SugarArgs args;
+  for (const auto& [name, value] : group.params) {
+    const bool known = std::any_of(fn->params.begin(), fn->params.end(),
+                                   [&](const SugarParam& p) { return p.name == name; });
+    if (known) args[name] = namesNodeOperand(value) ? std::string("node") : value;
+  }
+  SugarFragment call;
+  try {
+    call = buildSugarFragmentWithSlots(group.function, args);
+  } catch (const Error&) {
+    return {};  // parameters the catalogue does not take (a program's own call)
+  }
+  std::vector<NodeId> members = group.nodes;
+  std::sort(members.begin(), members.end());
+  if (members.size() != call.graph.nodeCount()) return {};
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (!g.contains(members[i]) || g.node(members[i]).op != call.graph.nodes()[i].op) return {};
+  }
+  std::vector<OperandSlot> slots;
+  for (const OperandSlot& s : call.slots)
+    slots.push_back({s.operand, members[static_cast<size_t>(s.node)], s.slot});
+  return slots;
+}
+
+std::vector<std::pair<std::string, std::string>> paramsAsWired(const Graph& g, GroupId id) {
+  if (!g.containsGroup(id)) return {};
+  const Group& group = g.groups()[static_cast<size_t>(id)];
+  auto text = [&g](NodeId n) {
+    if (!g.contains(n)) return std::string("open");
+    const std::string& name = g.node(n).name;
+    return name.empty() ? "#" + std::to_string(n) : name;
+  };
+  // Whether `n`, from outside the group, feeds one of its members.
+  auto feedsMember = [&](NodeId n) {
+    if (std::find(group.nodes.begin(), group.nodes.end(), n) != group.nodes.end()) return false;
+    return std::any_of(group.nodes.begin(), group.nodes.end(), [&](NodeId m) {
+      if (!g.contains(m)) return false;
+      const auto& in = g.node(m).inputs;
+      return std::find(in.begin(), in.end(), n) != in.end();
+    });
+  };
+  std::optional<std::vector<OperandSlot>> slots;  // built only when a reference is stale
+  std::vector<std::pair<std::string, std::string>> shown;
+  for (const auto& [name, value] : group.params) {
+    if (!namesNodeOperand(value)) {
+      shown.emplace_back(name, value);
+      continue;
+    }
+    // A reference that still feeds the call is what is wired (the usual case: no rebuild).
+    const auto reference = parseNodeReference(value);
+    if (reference && g.contains(*reference) && feedsMember(*reference)) {
+      shown.emplace_back(name, text(*reference));
+      continue;
+    }
+    if (!slots) slots = groupOperandSlots(g, id);
+    const auto slot = std::find_if(slots->begin(), slots->end(),
+                                   [&](const OperandSlot& s) { return s.operand == name; });
+    if (slot == slots->end()) {
+      shown.emplace_back(name, value);  // a call the catalogue cannot rebuild: as stored
+      continue;
+    }
+    const auto& inputs = g.node(slot->node).inputs;
+    const bool inRange = slot->slot >= 0 && static_cast<size_t>(slot->slot) < inputs.size();
+    shown.emplace_back(name, text(inRange ? inputs[static_cast<size_t>(slot->slot)] : kNoNode));
+  }
+  return shown;
 }
 
 }  // namespace lsrl

@@ -21,9 +21,10 @@ enum class SugarParamKind {
   Count,            // a positive integer (the divisor n of f_modulo_counter)
   Scalar,           // one scalar-grammar value (scale, large constant)
   Vector,           // comma-separated scalars (f_constant's value)
-  Operand,          // "node" (an input left unconnected) or a scalar constant
+  Operand,          // "node" (an input left unconnected), "node N" (wired to node N of
+                    // the document) or a scalar constant
   OptionalOperand,  // as Operand, or "none" (the branch is omitted)
-  OptionalNode,     // "node" or "none"
+  OptionalNode,     // "node", "node N" or "none"
 };
 
 struct SugarParam {
@@ -60,10 +61,21 @@ struct OperandSlot {
   friend bool operator==(const OperandSlot&, const OperandSlot&) = default;
 };
 
+// An operand slot to wire, when the fragment is inserted, to a node of the document: the
+// operand was given as "node N".
+struct FragmentWire {
+  std::string operand;
+  NodeId node = kNoNode;  // in the fragment
+  int slot = 0;
+  NodeId from = kNoNode;  // in the document
+  friend bool operator==(const FragmentWire&, const FragmentWire&) = default;
+};
+
 struct SugarFragment {
-  Graph graph;                     // no Input nodes; operand slots are kNoNode; no output
-  std::vector<OperandSlot> slots;  // every unconnected input, in node and slot order
-  GroupId group = kNoGroup;        // the outermost group (the sugar call itself)
+  Graph graph;                      // no Input nodes; operand slots are kNoNode; no output
+  std::vector<OperandSlot> slots;   // every unconnected input, in node and slot order
+  std::vector<FragmentWire> wires;  // the slots of operands given as "node N"
+  GroupId group = kNoGroup;         // the outermost group (the sugar call itself)
 };
 
 // Builds the sugar call `name` with `args` in a scratch graph over placeholder Input
@@ -72,5 +84,16 @@ struct SugarFragment {
 // value, or a call the function refuses (e.g. f_larger with two constants).
 SugarFragment buildSugarFragmentWithSlots(std::string_view name, const SugarArgs& args = {});
 Graph buildSugarFragment(std::string_view name, const SugarArgs& args = {});
+
+// The member input slots that the operands of group `id` feed, found by building the call
+// again from the catalogue with the group's parameters (members are created in the same
+// order). Empty when the catalogue has no such function or the members no longer match
+// the call (some were deleted).
+std::vector<OperandSlot> groupOperandSlots(const Graph& g, GroupId id);
+
+// The parameters of group `id` as the editor shows them: an operand parameter ("node 12",
+// or "operand" for one inserted unwired) reads as what its slot is wired to now, the
+// node's name or "#12", or "open" while nothing is; other values as they are.
+std::vector<std::pair<std::string, std::string>> paramsAsWired(const Graph& g, GroupId id);
 
 }  // namespace lsrl

@@ -152,21 +152,31 @@ const std::vector<NodeId>& GraphScene::producersOfItem(int itemIndex) const {
              : none;
 }
 
-std::vector<OpenSlot> GraphScene::openSlotsOfItem(int itemIndex) const {
+std::vector<GroupPort> GraphScene::portsOfItem(int itemIndex) const {
   const Graph& g = document_->graph();
   const VisibleGraph& v = document_->visible();
-  std::vector<OpenSlot> open;
+  std::vector<GroupPort> ports;
   if (itemIndex < 0 || itemIndex >= static_cast<int>(v.items.size()) ||
       v.items[static_cast<size_t>(itemIndex)].kind != VisibleItem::Kind::Group)
-    return open;
-  const GroupId group = v.items[static_cast<size_t>(itemIndex)].id;
-  for (NodeId m : g.groups()[static_cast<size_t>(group)].nodes) {
+    return ports;
+  // Producers with a drawn edge (limitForDrawing may leave some out), each once.
+  const std::vector<NodeId>& drawn = producersOfItem(itemIndex);
+  std::set<NodeId> placed;
+  std::vector<NodeId> members = g.groups()[static_cast<size_t>(v.items[itemIndex].id)].nodes;
+  std::sort(members.begin(), members.end());
+  for (NodeId m : members) {
     if (!g.contains(m) || v.itemOfNode[static_cast<size_t>(m)] != itemIndex) continue;
     const Node& n = g.node(m);
-    for (size_t slot = 0; slot < n.inputs.size(); ++slot)
-      if (n.inputs[slot] == kNoNode) open.push_back({m, static_cast<int>(slot)});
+    for (size_t slot = 0; slot < n.inputs.size(); ++slot) {
+      const NodeId p = n.inputs[slot];
+      if (p == kNoNode) {
+        ports.push_back({kNoNode, {m, static_cast<int>(slot)}});
+      } else if (std::binary_search(drawn.begin(), drawn.end(), p) && placed.insert(p).second) {
+        ports.push_back({p, {}});
+      }
+    }
   }
-  return open;
+  return ports;
 }
 
 BoxItem* GraphScene::makeBox(const VisibleItem& item, int index, int& unplaced) {
@@ -177,7 +187,7 @@ BoxItem* GraphScene::makeBox(const VisibleItem& item, int index, int& unplaced) 
   if (item.kind == VisibleItem::Kind::Node)
     box = new NodeItem(g, item.id, qsize);
   else
-    box = new GroupItem(g, item.id, qsize, producersOfItem(index), openSlotsOfItem(index));
+    box = new GroupItem(g, item.id, qsize, portsOfItem(index));
   const auto pos = document_->position(refOf(item));
   box->setPos(pos ? toPoint(*pos) : fallbackPosition(unplaced++));
   box->setCacheMode(detailCaching_ ? QGraphicsItem::DeviceCoordinateCache : QGraphicsItem::NoCache);
@@ -266,8 +276,7 @@ std::set<ItemRef> GraphScene::staleBoxes(const DocumentChange& what) const {
     if (it == boxByRef_.end()) continue;
     const auto* box = static_cast<const GroupItem*>(it->second);
     const int index = static_cast<int>(i);
-    if (box->producers() != producersOfItem(index) || box->openSlots() != openSlotsOfItem(index))
-      stale.insert(it->first);
+    if (box->ports() != portsOfItem(index)) stale.insert(it->first);
   }
   return stale;
 }
@@ -325,9 +334,18 @@ void GraphScene::applyChange(const DocumentChange& what) {
   syncEdges();
   syncPositions();
   refreshProblems();
-  // The selection keeps what still exists (a deleted box is simply gone from it).
-  for (const ItemRef& ref : selected)
-    if (BoxItem* box = boxOf(ref); box && !box->isSelected()) box->setSelected(true);
+  if (!what.restored.empty()) {
+    // An undone deletion: what was deleted (the selection then) is the selection again.
+    clearSelection();
+    for (const ItemRef& ref : what.restored) {
+      const auto shown = ref.kind == ItemRef::Kind::Node ? visibleRefOfNode(ref.id) : ref;
+      if (BoxItem* box = shown ? boxOf(*shown) : nullptr) box->setSelected(true);
+    }
+  } else {
+    // The selection keeps what still exists (a deleted box is simply gone from it).
+    for (const ItemRef& ref : selected)
+      if (BoxItem* box = boxOf(ref); box && !box->isSelected()) box->setSelected(true);
+  }
   building_ = wasBuilding;
   if (selectedRefs() != selected) emitSelection();
   Q_EMIT rebuilt();
@@ -648,7 +666,14 @@ void GraphScene::updateConnectionLine(QPointF scenePos) {
                : target.refusal ? errorColor()
                                 : QColor(0x22, 0x88, 0x33));
   drag.line->setPen(pen);
-  if (target.refusal) Q_EMIT statusMessage(tr("Cannot connect here: %1").arg(*target.refusal));
+  // The status bar says what a release would do here; a refusal never outlives its target.
+  const bool putBack = drag.rewiredNode == target.to && drag.rewiredSlot == target.slot;
+  if (target.refusal)
+    Q_EMIT statusMessage(tr("Cannot connect here: %1").arg(*target.refusal));
+  else if (target.box && !putBack)
+    Q_EMIT statusMessage(tr("Release to connect #%1 to #%2.").arg(target.from).arg(target.to));
+  else
+    Q_EMIT statusMessage(QString());
 }
 
 void GraphScene::finishConnection(QPointF scenePos, QPoint screenPos) {

@@ -142,8 +142,9 @@ class GraphScene : public QGraphicsScene {
   // over the edges per rebuild or change, not one per group box.
   void indexProducers();
   const std::vector<NodeId>& producersOfItem(int itemIndex) const;
-  // The unconnected input slots of the members a group box shows.
-  std::vector<OpenSlot> openSlotsOfItem(int itemIndex) const;
+  // The input ports of a group box (GroupItem): its members' input slots in order, each
+  // producer outside it once, at its first slot, and each unconnected slot.
+  std::vector<GroupPort> portsOfItem(int itemIndex) const;
   // The topmost box near `scenePos`, counting the port areas around its edges.
   BoxItem* boxNear(QPointF scenePos) const;
 

@@ -2,18 +2,20 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QCursor>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QKeyEvent>
 #include <QMimeData>
 #include <cmath>
 
+#include "app/layout/item_size.h"
+#include "app/studio/common/palette_mime.h"
 #include "app/studio/editor/box_item.h"
 #include "app/studio/editor/graph_clipboard.h"
 #include "app/studio/editor/graph_scene.h"
 #include "app/studio/editor/group_frame_item.h"
 #include "app/studio/editor/legend_widget.h"
-#include "app/studio/panels/palette_panel.h"
 #include "core/graph/fragment.h"
 #include "core/util/error.h"
 
@@ -50,6 +52,24 @@ QList<ItemRef> GraphView::selectedItems() const { return scene_->selectedRefs();
 NodePosition GraphView::viewCentre() const {
   const QPointF c = mapToScene(viewport()->rect().center());
   return NodePosition{c.x(), c.y()};
+}
+
+NodePosition GraphView::placeForNewItem() const {
+  const BoxItem* rightmost = nullptr;
+  for (const ItemRef& ref : selectedItems()) {
+    const BoxItem* box = scene_->boxOf(ref);
+    if (box && (!rightmost || box->scenePos().x() > rightmost->scenePos().x())) rightmost = box;
+  }
+  if (rightmost) {
+    const QRectF beside = rightmost->mapRectToScene(rightmost->boxRect());
+    return NodePosition{beside.right() + kLayerGap + kNodeWidth / 2, beside.center().y()};
+  }
+  const QPoint cursor = viewport()->mapFromGlobal(QCursor::pos());
+  if (viewport()->underMouse() && viewport()->rect().contains(cursor)) {
+    const QPointF at = mapToScene(cursor);
+    return NodePosition{at.x(), at.y()};
+  }
+  return viewCentre();
 }
 
 QRectF GraphView::contentRect() const { return scene_->contentRect(); }

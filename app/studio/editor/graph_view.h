@@ -26,6 +26,10 @@ class GraphView : public ZoomPanView {
   QList<ItemRef> selectedItems() const;
   // The scene point at the centre of the viewport.
   NodePosition viewCentre() const;
+  // Where a new node from the palette goes: beside the selection (right of its rightmost
+  // box), else under the mouse when it points at the canvas, else the view's centre. The
+  // document then moves it clear of every box (Document::addPrimitive, insertFragment).
+  NodePosition placeForNewItem() const;
   // The colour legend in the bottom-left corner (shown by default).
   void setLegendVisible(bool visible);
   bool isLegendVisible() const;

@@ -6,6 +6,7 @@
 #include <QStyleOptionGraphicsItem>
 #include <algorithm>
 
+#include "app/studio/document/sugar_catalog.h"
 #include "app/studio/editor/graph_scene.h"
 #include "app/studio/editor/node_style.h"
 
@@ -25,11 +26,23 @@ QString groupCaption(const Group& group) {
          QLatin1Char(')');
 }
 
-GroupItem::GroupItem(const Graph& graph, GroupId id, QSizeF size, std::vector<NodeId> producers,
-                     std::vector<OpenSlot> open)
-    : BoxItem(ItemRef{ItemRef::Kind::Group, id}, size),
-      producers_(std::move(producers)),
-      open_(std::move(open)) {
+QString wiredParamsText(const Graph& graph, GroupId id) {
+  QStringList parts;
+  for (const auto& [key, value] : paramsAsWired(graph, id))
+    parts << QString::fromStdString(key + "=" + value);
+  return parts.join(QStringLiteral(", "));
+}
+
+GroupItem::GroupItem(const Graph& graph, GroupId id, QSizeF size, std::vector<GroupPort> ports)
+    : BoxItem(ItemRef{ItemRef::Kind::Group, id}, size), ports_(std::move(ports)) {
+  std::vector<bool> connected;
+  for (const GroupPort& port : ports_) {
+    connected.push_back(port.producer != kNoNode);
+    if (port.producer != kNoNode)
+      producers_.push_back(port.producer);
+    else
+      open_.push_back(port.open);
+  }
   const Group& group = graph.groups().at(id);
   output_ = group.output;
   QFont bold;
@@ -40,26 +53,28 @@ GroupItem::GroupItem(const Graph& graph, GroupId id, QSizeF size, std::vector<No
   const double room = boxRect().width() - 22;
   function_ =
       QFontMetricsF(bold).elidedText(QString::fromStdString(group.function), Qt::ElideRight, room);
-  params_ = QFontMetricsF(small).elidedText(groupParamsText(group), Qt::ElideRight, room);
+  const QString params = wiredParamsText(graph, id);
+  params_ = QFontMetricsF(small).elidedText(params, Qt::ElideRight, room);
   members_ = QStringLiteral("%1 nodes").arg(group.nodes.size());
-  std::vector<bool> connected(producers_.size(), true);
-  connected.resize(producers_.size() + open_.size(), false);
   setInputPorts(std::move(connected), false);
   setIsOutput(graph.output() == output_);
-  setDescription(QStringLiteral("%1 \u2014 %2 nodes, double-click to expand")
-                     .arg(groupCaption(group))
+  setDescription(QStringLiteral("%1(%2) \u2014 %3 nodes, double-click to expand")
+                     .arg(QString::fromStdString(group.function), params)
                      .arg(group.nodes.size()));
 }
 
 std::optional<OpenSlot> GroupItem::openSlotOfPort(int port) const {
-  const int k = port - static_cast<int>(producers_.size());
-  if (k < 0 || k >= static_cast<int>(open_.size())) return std::nullopt;
-  return open_[static_cast<size_t>(k)];
+  if (port < 0 || port >= static_cast<int>(ports_.size())) return std::nullopt;
+  const GroupPort& p = ports_[static_cast<size_t>(port)];
+  if (p.producer != kNoNode) return std::nullopt;
+  return p.open;
 }
 
 int GroupItem::portOfProducer(NodeId producer) const {
-  const auto it = std::find(producers_.begin(), producers_.end(), producer);
-  return it == producers_.end() ? -1 : static_cast<int>(it - producers_.begin());
+  if (producer == kNoNode) return -1;
+  const auto it = std::find_if(ports_.begin(), ports_.end(),
+                               [&](const GroupPort& p) { return p.producer == producer; });
+  return it == ports_.end() ? -1 : static_cast<int>(it - ports_.begin());
 }
 
 void GroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {

@@ -1,7 +1,9 @@
-// A collapsed sugar group as one box: the function name, its parameters, its member
-// count; input ports for the distinct producers outside it that feed its members, then
-// one open port per member input still unconnected (a sugar call's operands, wired
-// from here without expanding), and the group's output port. Double-click expands it.
+// A collapsed sugar group as one box: the function name, its parameters (operands as
+// what is wired to them, paramsAsWired), its member count; input ports in the order of
+// its members' input slots, one per distinct producer outside it (at its first slot) and
+// one per slot still unconnected (a sugar call's operands, wired from here without
+// expanding, in their places: x above y), and the group's output port. Double-click
+// expands it.
 #pragma once
 
 #include <QString>
@@ -17,6 +19,9 @@ QString groupParamsText(const Group& group);
 // "f_larger(y=1/2, scale=1000)": the title drawn on boxes and frames; unlike the layout's
 // groupTitle() it leaves out operands that are nodes (the edges show those).
 QString groupCaption(const Group& group);
+// "x=ones, y=open, scale=1000": the parameters as the box shows them, its operands as
+// what is wired to them now (paramsAsWired).
+QString wiredParamsText(const Graph& graph, GroupId id);
 
 // A member's input slot that nothing feeds yet.
 struct OpenSlot {
@@ -25,19 +30,25 @@ struct OpenSlot {
   friend bool operator==(const OpenSlot&, const OpenSlot&) = default;
 };
 
+// One input port of a group box: a producer outside the group, or an open member slot.
+struct GroupPort {
+  NodeId producer = kNoNode;  // kNoNode: the port is `open`
+  OpenSlot open;
+  friend bool operator==(const GroupPort&, const GroupPort&) = default;
+};
+
 class GroupItem : public BoxItem {
  public:
   enum { Type = UserType + 2 };
 
-  // `producers`: the nodes outside the group feeding it, one connected input port each;
-  // `open`: the members' unconnected input slots, one open port each after those.
-  GroupItem(const Graph& graph, GroupId id, QSizeF size, std::vector<NodeId> producers,
-            std::vector<OpenSlot> open);
+  // `ports`: its input ports, top to bottom.
+  GroupItem(const Graph& graph, GroupId id, QSizeF size, std::vector<GroupPort> ports);
   int type() const override { return Type; }
   GroupId groupId() const { return ref().id; }
   NodeId outputNode() const override { return output_; }
   // The input port that shows the edge from `producer`, or -1.
   int portOfProducer(NodeId producer) const;
+  const std::vector<GroupPort>& ports() const { return ports_; }
   const std::vector<NodeId>& producers() const { return producers_; }
   const std::vector<OpenSlot>& openSlots() const { return open_; }
   // The member slot behind input port `port` when it is an open one.
@@ -49,8 +60,9 @@ class GroupItem : public BoxItem {
   void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
 
  private:
-  std::vector<NodeId> producers_;
-  std::vector<OpenSlot> open_;
+  std::vector<GroupPort> ports_;
+  std::vector<NodeId> producers_;  // the connected ports' producers, in port order
+  std::vector<OpenSlot> open_;     // the open ports' slots, in port order
   NodeId output_ = kNoNode;
   QString function_;
   QString params_;

@@ -52,11 +52,16 @@ MatrixEditor::MatrixEditor(Document* document, QWidget* parent)
   cols_->setRange(0, kMaxNodeDim);
   cols_->setKeyboardTracking(false);
   sizeRow->addWidget(cols_);
-  fit_ = new QPushButton(tr("Fit columns to input width"), this);
-  fit_->setToolTip(tr("Resize the columns to the width of the node feeding this one"));
-  sizeRow->addWidget(fit_);
   sizeRow->addStretch(1);
   layout->addLayout(sizeRow);
+  // On a row of its own: beside the spin boxes it made the Properties dock (and with it
+  // the window) wider than a 1000 px screen allows.
+  auto* fitRow = new QHBoxLayout;
+  fit_ = new QPushButton(tr("Fit columns to input width"), this);
+  fit_->setToolTip(tr("Resize the columns to the width of the node feeding this one"));
+  fitRow->addWidget(fit_);
+  fitRow->addStretch(1);
+  layout->addLayout(fitRow);
 
   table_ = new QTableView(this);
   table_->setModel(model_);

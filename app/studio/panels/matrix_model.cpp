@@ -5,6 +5,7 @@
 #include <QPalette>
 #include <algorithm>
 
+#include "app/studio/panels/typed_entry_texts.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {
@@ -94,6 +95,8 @@ int MatrixModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : cols_;
 }
 
+int MatrixModel::cellColumn(int col) const { return isVectorField(field_) ? 0 : col; }
+
 Exact MatrixModel::entry(int row, int col) const {
   const Node& n = document_->graph().node(node_);
   if (isVectorField(field_)) return vectorOf(n, field_)[static_cast<size_t>(row)];
@@ -104,7 +107,13 @@ const QString& MatrixModel::entryText(int row, int col) const {
   const quint64 key = cellKey(row, col);
   auto it = textCache_.find(key);
   if (it == textCache_.end()) {
-    it = textCache_.insert(key, QString::fromStdString(entry(row, col).toString()));
+    // What the person typed ("sqrt(3)/2") while the entry holds it; else the entry's own
+    // text (Exact::toString may name the same number otherwise: "cos(pi/6)").
+    const Exact value = entry(row, col);
+    QString text =
+        TypedEntryTexts::of(document_).textFor(node_, field_, row, cellColumn(col), value);
+    if (text.isEmpty()) text = QString::fromStdString(value.toString());
+    it = textCache_.insert(key, text);
   }
   return it.value();
 }
@@ -142,9 +151,10 @@ bool MatrixModel::setData(const QModelIndex& index, const QVariant& value, int r
   if (text.isEmpty()) text = QStringLiteral("0");  // clearing a cell means zero
   try {
     const Exact parsed = Exact::parse(text.toStdString());
+    const int col = cellColumn(index.column());
+    TypedEntryTexts::of(document_).remember(node_, field_, index.row(), col, text, parsed);
     // The document emits nodesChanged, which refreshes the cell.
-    document_->setEntry(node_, field_, index.row(), isVectorField(field_) ? 0 : index.column(),
-                        parsed);
+    document_->setEntry(node_, field_, index.row(), col, parsed);
   } catch (const Error& e) {
     Q_EMIT editRejected(QStringLiteral("%1[%2, %3]: '%4' was not accepted: %5")
                             .arg(QString::fromUtf8(fieldName(field_).data()))

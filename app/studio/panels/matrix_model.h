@@ -1,6 +1,7 @@
 // A table model over one matrix or vector field of one node of the document: every
 // entry shown exactly (the scalar grammar), zeros in grey, the float value in the
-// tooltip. Edits are parsed with Exact::parse; a malformed value is refused with the
+// tooltip; a value typed in is shown as typed while the entry holds it (typed_entry_texts.h).
+// Edits are parsed with Exact::parse; a malformed value is refused with the
 // parser's message, an accepted one is one undo step (Document::setEntry).
 #pragma once
 
@@ -48,6 +49,8 @@ class MatrixModel : public QAbstractTableModel {
 
  private:
   Exact entry(int row, int col) const;
+  // The entry's column in the document (vectors: 0).
+  int cellColumn(int col) const;
   // Exact::toString is costly for irrational values: cache per cell until the next change.
   const QString& entryText(int row, int col) const;
   void documentNodesChanged(const std::vector<NodeId>& ids);

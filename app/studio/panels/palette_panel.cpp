@@ -134,11 +134,21 @@ PalettePanel::PalettePanel(Document* document, std::function<NodePosition()> pla
   error_->setWordWrap(true);
   error_->setStyleSheet(QStringLiteral("color: #c0392b;"));
   error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  error_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  // The error keeps a fixed room of three lines, shown or not: a message appearing as the
+  // person types must not move the fields under the mouse (the next click would land on
+  // another field). A longer message is cut there; its tooltip has all of it.
+  error_->setFixedHeight(3 * error_->fontMetrics().lineSpacing() + 2);
+  QSizePolicy keepRoom = error_->sizePolicy();
+  keepRoom.setRetainSizeWhenHidden(true);
+  error_->setSizePolicy(keepRoom);
   error_->hide();
   layout->addWidget(error_);
 
   add_ = new QPushButton(tr("Add"), this);
-  add_->setToolTip(tr("Add at the centre of the view (or double-click an entry, or drag it)"));
+  add_->setToolTip(
+      tr("Add beside the selected box, else at the centre of the view (or double-click an "
+         "entry, or drag it where it should go)"));
   layout->addWidget(add_);
 
   connect(tree_, &QTreeWidget::currentItemChanged, this, &PalettePanel::selectionChanged);
@@ -235,6 +245,7 @@ SugarArgs PalettePanel::formArgs() const {
 
 void PalettePanel::showError(const QString& message) {
   error_->setText(message);
+  error_->setToolTip(message);
   error_->setVisible(!message.isEmpty());
 }
 
@@ -261,8 +272,9 @@ std::vector<NodeId> PalettePanel::add(const QString& entry, const SugarArgs& arg
       ids.push_back(document_->addPrimitive(p->op, width, at, p->slice));
     } else if (entry.startsWith(QLatin1String("sugar:"))) {
       const std::string name = entry.mid(6).toStdString();
-      const Graph fragment = buildSugarFragment(name, args);
-      ids = document_->insertFragment(fragment, at, tr("Add %1").arg(QString::fromStdString(name)));
+      const SugarFragment call = buildSugarFragmentWithSlots(name, args);
+      ids = document_->insertFragment(call.graph, at,
+                                      tr("Add %1").arg(QString::fromStdString(name)), call.wires);
     } else {
       return {};
     }

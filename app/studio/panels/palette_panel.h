@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "app/studio/common/palette_mime.h"
 #include "app/studio/document/document.h"
 #include "app/studio/document/sugar_catalog.h"
 
@@ -24,13 +25,11 @@ class QWidget;
 
 namespace lsrl::studio {
 
-inline constexpr char kPaletteMimeType[] = "application/x-lsrl-palette";
-
 class PalettePanel : public QWidget {
   Q_OBJECT
 
  public:
-  // `placement` says where new nodes go (the centre of the editor's view).
+  // `placement` says where new nodes go (GraphView::placeForNewItem).
   PalettePanel(Document* document, std::function<NodePosition()> placement,
                QWidget* parent = nullptr);
   ~PalettePanel() override;

@@ -12,6 +12,7 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include "app/studio/document/sugar_catalog.h"
 #include "app/studio/panels/matrix_editor.h"
 #include "app/studio/panels/matrix_model.h"
 #include "app/studio/panels/node_label.h"
@@ -26,9 +27,10 @@ QString fromStd(std::string_view s) {
   return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
 
-QString groupSignature(const Group& g) {
+// One "name = value" line per parameter; operands read as what is wired to them now.
+QString groupSignature(const Graph& graph, GroupId id) {
   QStringList params;
-  for (const auto& [key, value] : g.params) {
+  for (const auto& [key, value] : paramsAsWired(graph, id)) {
     params << QStringLiteral("%1 = %2").arg(fromStd(key), fromStd(value));
   }
   return params.join(QStringLiteral("\n"));
@@ -425,7 +427,7 @@ void PropertiesPanel::refreshGroup(GroupId id) {
                            .arg(fromStd(gr.function))
                            .arg(id)
                            .arg(gr.expanded ? tr("expanded") : tr("collapsed")));
-  groupParams_->setText(gr.params.empty() ? tr("none") : groupSignature(gr));
+  groupParams_->setText(gr.params.empty() ? tr("none") : groupSignature(g, id));
   groupMembers_->setText(gr.nodes.size() == 1 ? tr("1 node") : tr("%1 nodes").arg(gr.nodes.size()));
   groupOutput_->setText(gr.output == kNoNode ? tr("none") : nodeLabel(g, gr.output));
   expand_->setText(gr.expanded ? tr("Collapse") : tr("Expand"));

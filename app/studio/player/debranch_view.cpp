@@ -385,7 +385,7 @@ void DebranchView::onCompileFinished() {
   rules_->clear();
   for (const std::string& r : replay_->firedRules) rules_->addItem(QString::fromStdString(r));
   chart_->setCounts(replay_->nodeCounts, replay_->branchCounts);
-  inspector_->inspect(nullptr, kNoNode);
+  inspectNode(kNoNode);
   setControlsEnabled(true);
   status_->setText(tr("%1 steps, %2 → %3 nodes, %4 s (%5%6).")
                        .arg(result_->stepCount)
@@ -433,7 +433,7 @@ void DebranchView::invalidate() {
   cursor_.reset();
   replay_.reset();
   result_.reset();
-  inspector_->inspect(nullptr, kNoNode);
+  inspectNode(kNoNode);
   chart_->setCounts({}, {});
   rules_->clear();
   {
@@ -663,7 +663,14 @@ void DebranchView::nextStepOfRule() {
 }
 
 void DebranchView::inspectNode(NodeId id) {
-  if (replay_) inspector_->inspect(replay_->history, id);
+  if (!replay_) id = kNoNode;
+  inspector_->inspect(replay_ ? replay_->history : nullptr, id);
+  scene_->setInspected(id);
+}
+
+QString DebranchView::ruleOfStep(int k) const {
+  if (!replay_ || k < 1 || k > stepCount()) return {};
+  return QString::fromStdString(replay_->steps[static_cast<size_t>(k - 1)].rule);
 }
 
 }  // namespace lsrl::studio

@@ -83,6 +83,9 @@ class DebranchView : public QWidget {
   std::shared_ptr<const CompileResult> compileResult() const { return result_; }
   QString stepText() const;    // "Step 12 of 3000 · 5B stack Linears: ..."
   QString statusText() const;  // compile status: steps so far, errors, "Compile cancelled"
+  // The rule step `k` applied (step k turns the graph of k − 1 steps into that of k);
+  // empty for step 0 or without a compile.
+  QString ruleOfStep(int k) const;
   // A compile stops when the process holds more than this many bytes (default: half of
   // the machine's memory; 0: no limit).
   void setCompileMemoryBudget(size_t bytes) { compileMemoryBudget_ = bytes; }
@@ -117,6 +120,7 @@ class DebranchView : public QWidget {
   void layOut();
   // The next step after the current one whose rule is the rule box's choice.
   void nextStepOfRule();
+  // Shows node `id` in the inspector and rings its box (kNoNode: none).
   void inspectNode(NodeId id);
   // Zooms the graph view onto the graph shown (never beyond 1:1).
   void fitToGraph();

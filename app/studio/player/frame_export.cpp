@@ -22,6 +22,26 @@ struct StepRestorer {
   ~StepRestorer() { view.showStep(step); }
 };
 
+// The frame's caption: "Step 12 of 57 · fold_linear" (step 0: the program as compiled).
+QString frameCaption(int step, int steps, const QString& rule) {
+  const QString where = QObject::tr("Step %1 of %2").arg(step).arg(steps);
+  return step == 0 ? where + QObject::tr(" · the program as the compiler takes it")
+                   : where + QStringLiteral(" · ") + rule;
+}
+
+// Draws the caption in a band across the top of the frame, over the graph.
+void stampCaption(QPainter& painter, QSize frame, const QString& caption) {
+  QFont font = painter.font();
+  font.setPointSizeF(12);
+  font.setBold(true);
+  painter.setFont(font);
+  const int height = painter.fontMetrics().height() + 8;
+  painter.fillRect(QRect(0, 0, frame.width(), height), QColor(255, 255, 255, 225));
+  painter.setPen(QColor(30, 30, 30));
+  painter.drawText(QRect(8, 0, frame.width() - 16, height), Qt::AlignLeft | Qt::AlignVCenter,
+                   painter.fontMetrics().elidedText(caption, Qt::ElideRight, frame.width() - 16));
+}
+
 }  // namespace
 
 int frameStride(int steps, int maxFrames) {
@@ -73,7 +93,11 @@ QStringList exportDebranchFrames(DebranchView& view, const QString& dir, FrameRa
       QPainter painter(&frame);
       painter.setRenderHint(QPainter::Antialiasing);
       view.scene()->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), plane);
+      stampCaption(painter, size, frameCaption(k, view.stepCount(), view.ruleOfStep(k)));
     }
+    // The same in the PNG's text, for tools that sort or label frames.
+    frame.setText(QStringLiteral("Step"), QString::number(k));
+    if (k > 0) frame.setText(QStringLiteral("Rule"), view.ruleOfStep(k));
     exportImagePng(frame, path);
     written << path;
     if (progress && !progress(static_cast<int>(written.size()), total)) break;

@@ -1,6 +1,8 @@
 // The debranching as an animation: the player's graph at a series of steps, one numbered
 // PNG per step ("step_00042.png", numbered by step so gaps show the stride), each framed
-// on its step's rewrite as the player's view follows it, all of one size and zoom.
+// on its step's rewrite as the player's view follows it, all of one size and zoom. Each
+// frame is stamped with its step number and the rule applied (a caption across the top,
+// and the PNG text keys "Step" and "Rule").
 #pragma once
 
 #include <QString>

@@ -16,6 +16,13 @@ namespace {
 // Bigger fields show their top-left corner: a table of 10^5 cells helps nobody.
 constexpr int kMaxShown = 200;
 
+QStringList zeroBasedLabels(int count) {
+  QStringList labels;
+  labels.reserve(count);
+  for (int i = 0; i < count; ++i) labels << QString::number(i);
+  return labels;
+}
+
 }  // namespace
 
 NodeInspector::NodeInspector(QWidget* parent)
@@ -113,6 +120,11 @@ void NodeInspector::showField() {
   }
   table_->setRowCount(std::min(rows, kMaxShown));
   table_->setColumnCount(std::min(cols, kMaxShown));
+  // Numbered from 0, as the editor's matrix tables and node widths and slices count; a
+  // vector's one column is named after it, as in the editor.
+  table_->setVerticalHeaderLabels(zeroBasedLabels(table_->rowCount()));
+  table_->setHorizontalHeaderLabels(m != nullptr ? zeroBasedLabels(table_->columnCount())
+                                                 : QStringList{f});
   if (m != nullptr) {
     for (const ExactMatrix::Entry& e : m->entries()) {
       if (e.row >= kMaxShown || e.col >= kMaxShown) continue;

@@ -76,7 +76,8 @@ PlayerNodeItem::PlayerNodeItem(NodeId id, const ReplayNodeInfo& info)
 }
 
 QRectF PlayerNodeItem::boundingRect() const {
-  return {-kNodeWidth / 2 - 4, -kNodeHeight / 2 - 4, kNodeWidth + 8, kNodeHeight + 8};
+  // Room for the widest frame drawn outside the box: the inspected node's ring.
+  return {-kNodeWidth / 2 - 6, -kNodeHeight / 2 - 6, kNodeWidth + 12, kNodeHeight + 12};
 }
 
 void PlayerNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
@@ -90,11 +91,19 @@ void PlayerNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* op
   painter->setBrush(fill_);
   // Zoomed far out (the whole tok2tok graph): plain boxes, no text, to stay fast.
   const qreal detail = option->levelOfDetailFromTransform(painter->worldTransform());
-  if (detail < 0.3) {
+  const bool plain = detail < 0.3;
+  if (plain) {
     painter->drawRect(box);
-    return;
+  } else {
+    painter->drawRoundedRect(box, 6, 6);
   }
-  painter->drawRoundedRect(box, 6, 6);
+  if (inspected_) {
+    // Around the box and its mark, so that a branch or new node stays recognisable.
+    painter->setPen(QPen(selectionColor(), 3));
+    painter->setBrush(Qt::NoBrush);
+    painter->drawRoundedRect(box.adjusted(-3.5, -3.5, 3.5, 3.5), 9, 9);
+  }
+  if (plain) return;
   painter->setFont(labelFont());
   painter->setPen(textColor());
   painter->drawText(box.adjusted(6, 3, -6, -kNodeHeight / 2), Qt::AlignLeft | Qt::AlignVCenter,
@@ -116,6 +125,12 @@ void PlayerNodeItem::setMark(Mark mark) {
 void PlayerNodeItem::setOutput(bool output) {
   if (output_ == output) return;
   output_ = output;
+  update();
+}
+
+void PlayerNodeItem::setInspected(bool inspected) {
+  if (inspected_ == inspected) return;
+  inspected_ = inspected;
   update();
 }
 
@@ -154,6 +169,7 @@ void PlayerScene::addNode(const StepCursor& cursor, NodeId id) {
   auto* item = new PlayerNodeItem(id, data_->info[static_cast<size_t>(id)]);
   item->setPos(toPoint(positionOf(id)));
   item->setOutput(cursor.output() == id);
+  item->setInspected(id == inspected_);
   connect(item, &PlayerNodeItem::clicked, this, &PlayerScene::nodeClicked);
   addItem(item);
   nodes_[id] = item;
@@ -346,6 +362,12 @@ void PlayerScene::setHighlight(NodeId branch, const std::vector<NodeId>& added, 
     highlighted_.push_back(branch);
   }
   if (PlayerNodeItem* item = nodeItem(output)) item->setOutput(true);
+}
+
+void PlayerScene::setInspected(NodeId id) {
+  if (PlayerNodeItem* item = nodeItem(inspected_)) item->setInspected(false);
+  inspected_ = id;
+  if (PlayerNodeItem* item = nodeItem(id)) item->setInspected(true);
 }
 
 PlayerNodeItem* PlayerScene::nodeItem(NodeId id) const {

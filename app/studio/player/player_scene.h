@@ -37,6 +37,10 @@ class PlayerScene : public QGraphicsScene {
   // The branch node (thick orange frame), the nodes the step added (green frame) and
   // the output (its usual red frame).
   void setHighlight(NodeId branch, const std::vector<NodeId>& added, NodeId output);
+  // The node the inspector shows (a selection ring around its box, kept while it lives
+  // through later steps); kNoNode: none.
+  void setInspected(NodeId id);
+  NodeId inspected() const { return inspected_; }
 
   PlayerNodeItem* nodeItem(NodeId id) const;
   bool isBranchHighlighted(NodeId id) const;
@@ -75,6 +79,7 @@ class PlayerScene : public QGraphicsScene {
   std::unordered_map<NodeId, QGraphicsPathItem*> edges_;  // per reader: all its inputs
   std::vector<NodeId> highlighted_;
   NodeId branch_ = kNoNode;
+  NodeId inspected_ = kNoNode;
   // The running animation and what it moves.
   QVariantAnimation* animation_ = nullptr;
   struct Appearing {
@@ -107,6 +112,9 @@ class PlayerNodeItem : public QGraphicsObject {
   void setMark(Mark mark);
   Mark mark() const { return mark_; }
   void setOutput(bool output);
+  // Shown in the inspector: ringed in the selection colour.
+  void setInspected(bool inspected);
+  bool isInspected() const { return inspected_; }
 
  Q_SIGNALS:
   void clicked(NodeId id);
@@ -121,6 +129,7 @@ class PlayerNodeItem : public QGraphicsObject {
   QString name_;
   Mark mark_ = Mark::None;
   bool output_ = false;
+  bool inspected_ = false;
 };
 
 }  // namespace lsrl::studio

@@ -134,7 +134,9 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
     QFont bold = font();
     bold.setBold(true);
     p.setFont(bold);
-    p.drawText(QRectF(0, 4, width(), fm.height() + 4), Qt::AlignCenter, data_.title);
+    // A title longer than a narrow map is elided rather than cut at both ends.
+    const QString shown = QFontMetricsF(bold).elidedText(data_.title, Qt::ElideRight, width() - 8);
+    p.drawText(QRectF(0, 4, width(), fm.height() + 4), Qt::AlignCenter, shown);
     p.setFont(font());
   }
   if (image_.isNull()) {

@@ -16,13 +16,13 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
+#include "app/studio/common/file_dialogs.h"
 #include "app/studio/document/document.h"
 #include "app/studio/plots/chart_export.h"
 #include "app/studio/plots/heatmap_widget.h"
 #include "app/studio/plots/pca_2d_panel.h"
 #include "app/studio/plots/pca_3d_panel.h"
 #include "app/studio/plots/trajectory_lines_panel.h"
-#include "app/studio/window/file_dialogs.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {

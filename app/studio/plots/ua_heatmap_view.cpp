@@ -18,9 +18,9 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
+#include "app/studio/common/file_dialogs.h"
 #include "app/studio/plots/chart_export.h"
 #include "app/studio/plots/heatmap_widget.h"
-#include "app/studio/window/file_dialogs.h"
 #include "core/experiments/noise_plot.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"

@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QVBoxLayout>
 
 namespace lsrl::studio {
 
@@ -30,12 +31,22 @@ EngineChooser::EngineChooser(QWidget* parent) : QWidget(parent) {
     target_->addItem(
         QString::fromUtf8(targetName(t).data(), static_cast<int>(targetName(t).size())) +
         tr(" (outputs only)"));
-  auto* layout = new QHBoxLayout(this);
+  // Two rows: in one, the chooser alone asked for 540 px and pushed the stepper past a
+  // 1000 px window.
+  // Long target names ("Gated Linear RNN (outputs only)") elide instead of widening.
+  target_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  target_->setMinimumContentsLength(14);
+  auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(mode_);
-  layout->addWidget(optimize_);
-  layout->addWidget(fitted_);
-  layout->addWidget(target_, 1);
+  auto* what = new QHBoxLayout;
+  what->addWidget(mode_);
+  what->addWidget(target_, 1);
+  auto* how = new QHBoxLayout;
+  how->addWidget(optimize_);
+  how->addWidget(fitted_);
+  how->addStretch(1);
+  layout->addLayout(what);
+  layout->addLayout(how);
   connect(mode_, &QComboBox::currentIndexChanged, this, [this] {
     updateEnabled();
     Q_EMIT changed();

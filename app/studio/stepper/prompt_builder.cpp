@@ -108,14 +108,15 @@ PromptBuilder::PromptBuilder(QWidget* parent) : QWidget(parent) {
   randomRow->addWidget(tokK_);
   randomRow->addWidget(new QLabel(tr("vocab"), tok));
   randomRow->addWidget(tokV_);
-  randomRow->addWidget(new QLabel(tr("seed"), tok));
-  randomRow->addWidget(tokSeed_);
-  randomRow->addWidget(random);
+  randomRow->addStretch(1);
   auto* tf = new QFormLayout(tok);
   tf->addRow(tr("L"), tokL_);
   tf->addRow(tr("dictionary"), tokDict_);
   tf->addRow(tr("query"), tokQuery_);
   tf->addRow(randomRow);
+  // Rows of their own keep the builder narrow enough for a 1000 px window.
+  tf->addRow(tr("seed"), tokSeed_);
+  tf->addRow(random);
   pages_->addWidget(tok);
   connect(random, &QPushButton::clicked, this, [this] { setTokRandomFromFields(); });
 

@@ -15,6 +15,7 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStyle>
 #include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -140,7 +141,11 @@ QWidget* StepperView::buildRunPanel() {
   engineB_->setEnabled(false);
   tolerance_ = new QLineEdit(QStringLiteral("1e-6"), panel);
   tolerance_->setValidator(new QDoubleValidator(0, 1, 20, tolerance_));
-  tolerance_->setMaximumWidth(80);
+  // Room for a tolerance as people write it ("1e-6", "2.5e-12", "0.000001"): the row
+  // would otherwise squeeze the field to a clipped "le-6".
+  tolerance_->setFixedWidth(
+      tolerance_->fontMetrics().horizontalAdvance(QStringLiteral("0.0000001")) +
+      2 * style()->pixelMetric(QStyle::PM_DefaultFrameWidth) + 12);
   tolerance_->setToolTip(
       tr("values differ when |a − b| > tol · max(1, |a|, |b|); two exact "
          "runs are compared exactly"));
@@ -161,11 +166,9 @@ QWidget* StepperView::buildRunPanel() {
 
   auto* engines = new QFormLayout;
   engines->addRow(tr("run"), engineA_);
-  auto* bRow = new QHBoxLayout;
-  bRow->addWidget(engineB_, 1);
-  bRow->addWidget(new QLabel(tr("tolerance"), panel));
-  bRow->addWidget(tolerance_);
-  engines->addRow(compare_, bRow);
+  engines->addRow(compare_, engineB_);
+  // A row of its own: beside the second engine it made the stepper wider than 1000 px.
+  engines->addRow(tr("tolerance"), tolerance_);
   auto* runRow = new QHBoxLayout;
   runRow->addWidget(runButton_);
   runRow->addWidget(cancelButton_);

@@ -1,8 +1,5 @@
 #include "app/studio/window/examples_catalog.h"
 
-#include <QCoreApplication>
-#include <QDir>
-#include <QFileInfo>
 #include <nlohmann/json.hpp>
 
 #include "core/io/graph_file.h"
@@ -41,23 +38,6 @@ const std::vector<ExampleEntry>& exampleEntries() {
     return out;
   }();
   return entries;
-}
-
-QStringList exampleDirectories() {
-  QStringList dirs;
-  const QByteArray env = qgetenv("LSRL_EXAMPLES_DIR");
-  if (!env.isEmpty()) dirs << QString::fromLocal8Bit(env);
-  dirs << QCoreApplication::applicationDirPath() + QStringLiteral("/../share/lsrl-studio/examples");
-  dirs << QStringLiteral(LSRL_EXAMPLES_INSTALL_DIR) << QStringLiteral(LSRL_EXAMPLES_SOURCE_DIR);
-  return dirs;
-}
-
-QString exampleFilePath(const QString& fileName) {
-  for (const QString& dir : exampleDirectories()) {
-    const QFileInfo info(QDir(dir), fileName);
-    if (info.isFile()) return info.absoluteFilePath();
-  }
-  return {};
 }
 
 BuiltExample buildExample(const ExampleEntry& entry) {

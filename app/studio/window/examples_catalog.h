@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "app/studio/common/example_files.h"
 #include "core/graph/graph.h"
 
 namespace lsrl::studio {
@@ -24,11 +25,6 @@ struct ExampleEntry {
 };
 
 const std::vector<ExampleEntry>& exampleEntries();
-// Folders searched for example files, first match wins: $LSRL_EXAMPLES_DIR, the
-// installed share/lsrl-studio/examples beside the binary, the configured install
-// prefix, the source tree.
-QStringList exampleDirectories();
-QString exampleFilePath(const QString& fileName);  // empty if no folder has it
 
 struct BuiltExample {
   Graph graph;

@@ -32,6 +32,7 @@
 #include "app/layout/full_layout.h"
 #include "app/layout/incremental_layout.h"
 #include "app/layout/layered_layout.h"
+#include "app/studio/common/file_dialogs.h"
 #include "app/studio/editor/graph_export.h"
 #include "app/studio/editor/graph_view.h"
 #include "app/studio/editor/minimap.h"
@@ -47,11 +48,12 @@
 #include "app/studio/plots/ua_heatmap_view.h"
 #include "app/studio/stepper/stepper_view.h"
 #include "app/studio/window/autosave.h"
+#include "app/studio/window/docs_viewer.h"
 #include "app/studio/window/examples_catalog.h"
-#include "app/studio/window/file_dialogs.h"
 #include "app/studio/window/guarded_application.h"
 #include "app/studio/window/layout_runner.h"
 #include "app/studio/window/recent_files.h"
+#include "app/studio/window/shortcuts_dialog.h"
 #include "app/studio/window/source_watcher.h"
 #include "app/studio/window/start_page.h"
 #include "app/studio/window/startup_options.h"
@@ -74,6 +76,19 @@ const QString kFileFilter = QStringLiteral(
     "LSRL programs (*.json *.py);;LSRL graphs (*.json);;Python programs (*.py);;All files (*)");
 // More unplaced items than this get the full dot layout rather than quick placement.
 constexpr size_t kQuickPlacementLimit = 50;
+// The smallest window a person can make; every view is laid out to fit 1000x700.
+constexpr QSize kSmallestWindow(800, 560);
+
+// Shows the window's one dialog of type D (made on first use, kept while closed), in
+// front; a modeless window, read beside the work.
+template <class D>
+void showSingleDialog(QMainWindow* window) {
+  D* dialog = window->findChild<D*>(QString(), Qt::FindDirectChildrenOnly);
+  if (dialog == nullptr) dialog = new D(window);
+  dialog->show();
+  dialog->raise();
+  dialog->activateWindow();
+}
 
 // The zoomable graph of a tab (Debranching, Token stepper), else null.
 ZoomPanView* zoomViewOf(QWidget* tab) {
@@ -152,6 +167,10 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     statusBar()->showMessage(message, 4000);
     if (applied) view_->fitAll();
   });
+  // An explicit minimum keeps Qt from raising the window's minimum to its content's and
+  // so widening the window on its own (a long label, a wide plot); the content is kept
+  // narrower than this (tests/studio/scenarios/window_width_scenario_test.cpp).
+  setMinimumSize(kSmallestWindow);
   resize(1600, 1000);
   updateTitle();
   updateStatus();
@@ -188,6 +207,9 @@ void MainWindow::buildViews() {
     area->setWidget(view);
     area->setWidgetResizable(true);
     area->setFrameShape(QFrame::NoFrame);
+    // The page's own widgets take the focus (the Models tab's keys step the run); the
+    // scroll area would keep it from a click on its margins.
+    area->setFocusPolicy(Qt::NoFocus);
     return area;
   };
   views_->addTab(graphPage_, tr("Graph"));
@@ -196,7 +218,8 @@ void MainWindow::buildViews() {
   views_->addTab(scrolling(trajectory_), tr("Trajectories"));
   views_->addTab(scrolling(heatmap_), tr("Approximation heat map"));
   views_->addTab(scrolling(noise_), tr("Noise robustness"));
-  views_->addTab(models_, tr("Models"));
+  modelsPage_ = scrolling(models_);
+  views_->addTab(modelsPage_, tr("Models"));
   setCentralWidget(views_);
   // The trajectory views follow the stepper's runs and its current token.
   connect(stepper_, &StepperView::seriesAvailable, trajectory_,
@@ -244,6 +267,8 @@ void MainWindow::buildActions() {
       viewAction(make(tr("&Paste"), QKeySequence::Paste, [this] { view_->pasteClipboard(); }));
   deleteAction_ =
       viewAction(make(tr("&Delete"), QKeySequence::Delete, [this] { view_->deleteSelection(); }));
+  duplicateAction_ = viewAction(make(tr("D&uplicate"), QKeySequence(Qt::CTRL | Qt::Key_D),
+                                     [this] { view_->duplicateSelection(); }));
   findAction_ = make(tr("&Find…"), QKeySequence::Find, [this] { search_->activate(); });
   // Zoom acts on the graph of the tab shown; the editor's outside the graph tabs.
   auto onShownGraph = [this](void (ZoomPanView::*zoomPan)(), void (GraphView::*editor)()) {
@@ -320,6 +345,7 @@ void MainWindow::buildMenus() {
   edit->addAction(copyAction_);
   edit->addAction(pasteAction_);
   edit->addAction(deleteAction_);
+  edit->addAction(duplicateAction_);
   edit->addSeparator();
   edit->addAction(setOutputAction_);
   edit->addAction(findAction_);
@@ -339,6 +365,12 @@ void MainWindow::buildMenus() {
     viewMenu_->addAction(dock->toggleViewAction());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* docs =
+      help->addAction(tr("&Documentation"), this, [this] { showSingleDialog<DocsViewer>(this); });
+  docs->setShortcut(QKeySequence::HelpContents);
+  help->addAction(tr("&Keyboard Shortcuts"), this,
+                  [this] { showSingleDialog<ShortcutsDialog>(this); });
+  help->addSeparator();
   help->addAction(tr("&About LSRL Studio"), this, [this] {
     QMessageBox::about(
         this, tr("About LSRL Studio"),
@@ -358,7 +390,7 @@ void MainWindow::buildDocks() {
     return d;
   };
   palette_ = new PalettePanel(
-      doc_, [this] { return view_->viewCentre(); }, this);
+      doc_, [this] { return view_->placeForNewItem(); }, this);
   properties_ = new PropertiesPanel(doc_, this);
   problems_ = new ProblemsPanel(doc_, this);
   minimap_ = new Minimap(view_, this);
@@ -425,7 +457,7 @@ void MainWindow::updateStatus() {
       problems == 0 ? QString() : QStringLiteral("color: #b00020; font-weight: bold"));
   // A new window's "problems" (no Input, no output) are not the person's doing, and the
   // Models tab shows seed models, not the program.
-  const bool aboutTheProgram = !startPageShown() && views_->currentWidget() != models_;
+  const bool aboutTheProgram = !startPageShown() && views_->currentWidget() != modelsPage_;
   problemsLabel_->setVisible(aboutTheProgram);
   countsLabel_->setVisible(aboutTheProgram);
 }
@@ -511,7 +543,8 @@ void MainWindow::updateEditorDocks() {
     unwanted << QStringLiteral("PaletteDock") << QStringLiteral("PropertiesDock")
              << QStringLiteral("OverviewDock");
   }
-  if (startPage || views_->currentWidget() == models_) unwanted << QStringLiteral("ProblemsDock");
+  if (startPage || views_->currentWidget() == modelsPage_)
+    unwanted << QStringLiteral("ProblemsDock");
   for (QDockWidget* d : findChildren<QDockWidget*>()) {
     if (unwanted.contains(d->objectName())) {
       if (!d->isHidden() && !hiddenDocks_.contains(d)) {
@@ -861,7 +894,7 @@ bool MainWindow::reloadPythonSource() {
   return true;
 }
 
-void MainWindow::showModelsTab() { views_->setCurrentWidget(models_); }
+void MainWindow::showModelsTab() { views_->setCurrentWidget(modelsPage_); }
 
 QString MainWindow::runModel(const QString& kind, const QString& task) {
   if (!models_->zoo()->setKind(kind)) {
@@ -882,7 +915,7 @@ QString MainWindow::runModel(const QString& kind, const QString& task) {
 
 QString MainWindow::showView(const QString& name, int step) {
   if (studioModelViewNames().contains(name)) {
-    views_->setCurrentWidget(models_);
+    views_->setCurrentWidget(modelsPage_);
     const auto run = models_->run();
     if (!run) return tr("no model has run: use --model NAME");
     const QString drawn = QString::fromStdString(modelViewName(run->kind));

@@ -152,6 +152,7 @@ class MainWindow : public QMainWindow {
   UaHeatmapView* heatmap_ = nullptr;
   NoisePlotView* noise_ = nullptr;
   ModelTab* models_ = nullptr;
+  QWidget* modelsPage_ = nullptr;  // the Models tab's page: models_ in a scroll area
   Minimap* minimap_ = nullptr;
   SearchBar* search_ = nullptr;
   PropertiesPanel* properties_ = nullptr;
@@ -184,6 +185,7 @@ class MainWindow : public QMainWindow {
   QAction* copyAction_ = nullptr;
   QAction* pasteAction_ = nullptr;
   QAction* deleteAction_ = nullptr;
+  QAction* duplicateAction_ = nullptr;
   QAction* findAction_ = nullptr;
   QAction* zoomInAction_ = nullptr;
   QAction* zoomOutAction_ = nullptr;

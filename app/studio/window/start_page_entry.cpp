@@ -1,7 +1,8 @@
 #include "app/studio/window/start_page_entry.h"
 
-#include <QEnterEvent>
+#include <QFocusEvent>
 #include <QKeyEvent>
+#include <QMouseEvent>
 #include <QPainter>
 
 #include "app/studio/editor/node_style.h"
@@ -45,6 +46,7 @@ StartPageEntry::StartPageEntry(const QString& title, const QString& detail, QSiz
   setAccessibleDescription(detail);
   setFocusPolicy(Qt::StrongFocus);
   setCursor(Qt::PointingHandCursor);
+  setMouseTracking(true);  // hover is drawn on the first move over the entry
   setSizePolicy(isCard() ? QSizePolicy::Fixed : QSizePolicy::Preferred, QSizePolicy::Fixed);
 }
 
@@ -85,16 +87,42 @@ QSize StartPageEntry::minimumSizeHint() const {
   return isCard() ? sizeHint() : QSize(160, sizeHint().height());
 }
 
-void StartPageEntry::enterEvent(QEnterEvent* event) {
-  hovered_ = true;
-  update();
-  QAbstractButton::enterEvent(event);
+void StartPageEntry::mouseMoveEvent(QMouseEvent* event) {
+  // An enter event also comes when the page appears under a pointer that has not moved:
+  // only a move says the person points at the entry.
+  if (!hovered_) {
+    hovered_ = true;
+    update();
+  }
+  QAbstractButton::mouseMoveEvent(event);
 }
 
 void StartPageEntry::leaveEvent(QEvent* event) {
   hovered_ = false;
   update();
   QAbstractButton::leaveEvent(event);
+}
+
+void StartPageEntry::focusInEvent(QFocusEvent* event) {
+  switch (event->reason()) {
+    case Qt::TabFocusReason:
+    case Qt::BacktabFocusReason:
+    case Qt::ShortcutFocusReason:
+      focusShown_ = true;
+      break;
+    case Qt::ActiveWindowFocusReason:
+    case Qt::PopupFocusReason:
+      break;  // the focus comes back to where it was, shown as it was
+    default:
+      focusShown_ = false;  // a click, or the page choosing its first entry
+  }
+  QAbstractButton::focusInEvent(event);
+}
+
+void StartPageEntry::focusOutEvent(QFocusEvent* event) {
+  if (event->reason() != Qt::ActiveWindowFocusReason && event->reason() != Qt::PopupFocusReason)
+    focusShown_ = false;
+  QAbstractButton::focusOutEvent(event);
 }
 
 void StartPageEntry::keyPressEvent(QKeyEvent* event) {
@@ -115,7 +143,7 @@ void StartPageEntry::paintEvent(QPaintEvent*) {
   const double tint = isDown() ? 0.18 : (hovered_ ? 0.08 : 0.0);
   const QRectF frame = QRectF(rect()).adjusted(1.5, 1.5, -1.5, -1.5);
   painter.setBrush(mix(base, accent, tint));
-  if (hasFocus()) {
+  if (hasFocus() && focusShown_) {
     painter.setPen(QPen(accent, 2));
   } else {
     painter.setPen(QPen(hovered_ ? mix(palette().color(QPalette::Mid), accent, 0.5)

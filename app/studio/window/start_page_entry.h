@@ -1,6 +1,9 @@
 // One thing to click on the start page: an example card (a picture of the program's
 // graph above its title), a recent file or an action ("New program"). A button, so Tab
-// reaches it and Space, Enter or Return activate it, with hover and focus drawn.
+// reaches it and Space, Enter or Return activate it, with hover and focus drawn. Neither
+// is drawn for no reason: the hover tint once the mouse moves over the entry (not when a
+// page appears under a resting pointer), the focus frame once the keyboard brought the
+// focus (not the page's own choice of a first entry).
 #pragma once
 
 #include <QAbstractButton>
@@ -34,8 +37,10 @@ class StartPageEntry : public QAbstractButton {
  protected:
   void paintEvent(QPaintEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
-  void enterEvent(QEnterEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
   void leaveEvent(QEvent* event) override;
+  void focusInEvent(QFocusEvent* event) override;
+  void focusOutEvent(QFocusEvent* event) override;
 
  private:
   bool isCard() const { return !pictureSize_.isEmpty(); }
@@ -48,6 +53,7 @@ class StartPageEntry : public QAbstractButton {
   QString placeholder_;
   QIcon icon_;
   bool hovered_ = false;
+  bool focusShown_ = false;
 };
 
 }  // namespace lsrl::studio

@@ -34,6 +34,7 @@ constexpr double kPlaneReach = 1.1;
 GateLoopView::GateLoopView(QWidget* parent) : ModelView(parent) {
   layerBox_ = new QComboBox;
   channelList_ = new QListWidget;
+  channelList_->setObjectName(QStringLiteral("ChannelList"));
   channelList_->setToolTip(tr("Channels to plot"));
   channelList_->setMaximumWidth(110);
   planeChart_ = new QChart;
@@ -64,7 +65,7 @@ GateLoopView::GateLoopView(QWidget* parent) : ModelView(parent) {
   for (QLegendMarker* m : planeChart_->legend()->markers(circle)) m->setVisible(false);
   plane_ = new QChartView(planeChart_);
   plane_->setRenderHint(QPainter::Antialiasing);
-  plane_->setMinimumSize(380, 380);
+  plane_->setMinimumSize(300, 300);
   magnitude_ = new StepChart(tr("|a_t| (memory kept per token)"), tr("token"));
   phase_ = new StepChart(tr("phase φ_t (radians, unwrapped)"), tr("token"));
   info_ = new QLabel;
@@ -89,7 +90,7 @@ GateLoopView::GateLoopView(QWidget* parent) : ModelView(parent) {
   splitter->setStretchFactor(0, 1);
   splitter->setStretchFactor(1, 1);
   splitter->setSizes({600, 600});
-  for (StepChart* chart : {magnitude_, phase_}) chart->setMinimumWidth(360);
+  for (StepChart* chart : {magnitude_, phase_}) chart->setMinimumWidth(260);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(controls);

@@ -4,6 +4,7 @@
 #include <Q3DScatter>
 #include <Q3DScene>
 #include <Q3DTheme>
+#include <QCustom3DLabel>
 #include <QQuaternion>
 #include <QVBoxLayout>
 #include <QValue3DAxis>
@@ -57,22 +58,37 @@ Point3 plus(const Point3& a, const Point3& b) { return {a[0] + b[0], a[1] + b[1]
 }  // namespace
 
 LatticeSphere3d::LatticeSphere3d(QWidget* parent) : QWidget(parent) {
-  graph_ = newModelScatter3d(22);  // the sphere takes most of the view
+  graph_ = newModelScatter3d(48);
   graph_->setAspectRatio(1.0);
   graph_->setHorizontalAspectRatio(1.0);
   graph_->setSelectionMode(QAbstract3DGraph::SelectionNone);
   // The automatic margin leaves room for the largest item (the arrow tips) on every side:
   // a thin one lets the sphere fill the axis box.
   graph_->setMargin(0.05);
+  // No box labels: drawn at the box's edges they floated far from the sphere and met at
+  // its corners ("-1.1 -1.1"). The sphere carries its own axes instead: a line through
+  // the origin per axis, named at its +1 end (see axisLines_, axisNames_).
   for (QValue3DAxis* axis : {graph_->axisX(), graph_->axisY(), graph_->axisZ()}) {
-    axis->setTitleVisible(true);
-    axis->setSegmentCount(2);
-    axis->setLabelFormat(QStringLiteral("%.1f"));
+    axis->setTitleVisible(false);
+    axis->setSegmentCount(1);
+    axis->setLabelFormat(QStringLiteral(" "));
+  }
+  graph_->activeTheme()->setLabelTextColor(QColor(40, 40, 40));
+  graph_->scene()->activeCamera()->setCameraPreset(Q3DCamera::CameraPresetIsometricRightHigh);
+  // With no labels outside the box the sphere can fill the view.
+  graph_->scene()->activeCamera()->setZoomLevel(250);
+  graph_->activeTheme()->setGridEnabled(false);
+  axisLines_ = makeSeries(graph_, QColor(110, 110, 110), 0.01f, QAbstract3DSeries::MeshPoint);
+  for (int a = 0; a < 3; ++a) {
+    auto* name = new QCustom3DLabel;
+    name->setFacingCamera(true);
+    name->setBorderEnabled(false);
+    name->setBackgroundEnabled(false);
+    name->setScaling(QVector3D(0.7f, 0.7f, 0.7f));
+    graph_->addCustomItem(name);  // the graph owns it
+    axisNames_.push_back(name);
   }
   fitAxes();
-  graph_->scene()->activeCamera()->setCameraPreset(Q3DCamera::CameraPresetIsometricRightHigh);
-  graph_->scene()->activeCamera()->setZoomLevel(160);
-  graph_->activeTheme()->setGridEnabled(false);
   // The wire is many points: GL points (no mesh) keep a frame cheap.
   sphere_ = makeSeries(graph_, QColor(160, 172, 190), 0.02f, QAbstract3DSeries::MeshPoint);
   // The sphere: three great circles and four parallels.
@@ -125,6 +141,25 @@ void LatticeSphere3d::fitAxes() {
   orthogonalScale_ = extent.orthogonal > room ? room / extent.orthogonal : 1.0;
   for (QValue3DAxis* axis : {graph_->axisX(), graph_->axisY(), graph_->axisZ()})
     axis->setRange(static_cast<float>(-range), static_cast<float>(range));
+  placeAxes(range);
+}
+
+void LatticeSphere3d::placeAxes(double range) {
+  // Lines from -1 to +1 through the origin; names just past +1, inside the box (items
+  // outside the axis ranges are not drawn).
+  auto* lines = new QScatterDataArray;
+  constexpr int kAxisPoints = 60;
+  for (size_t a = 0; a < 3; ++a) {
+    for (int k = -kAxisPoints; k <= kAxisPoints; ++k) {
+      Point3 p{};
+      p[a] = static_cast<double>(k) / kAxisPoints;
+      lines->append(QScatterDataItem(toScene(p)));
+    }
+    Point3 tip{};
+    tip[a] = std::min(1.08, range * 0.98);
+    axisNames_[a]->setPosition(toScene(tip));
+  }
+  axisLines_->dataProxy()->resetArray(lines);
 }
 
 void LatticeSphere3d::setStep(int step) {
@@ -154,6 +189,8 @@ void LatticeSphere3d::rebuildSeries() {
     graph_->axisX()->setTitle(QString::fromStdString(geometry_->axisName(0)));
     graph_->axisZ()->setTitle(QString::fromStdString(geometry_->axisName(1)));
     graph_->axisY()->setTitle(QString::fromStdString(geometry_->axisName(2)));
+    for (size_t a = 0; a < 3; ++a)
+      axisNames_[a]->setText(QString::fromStdString(geometry_->axisName(static_cast<int>(a))));
   }
 }
 

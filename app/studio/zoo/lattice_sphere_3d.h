@@ -12,6 +12,7 @@
 #include <vector>
 
 class Q3DScatter;
+class QCustom3DLabel;
 class QScatter3DSeries;
 
 namespace lsrl::studio {
@@ -39,6 +40,7 @@ class LatticeSphere3d : public QWidget {
  private:
   void rebuildSeries();
   void fitAxes();
+  void placeAxes(double range);
   void fill();
 
   const LatticeGeometry* geometry_ = nullptr;
@@ -49,6 +51,8 @@ class LatticeSphere3d : public QWidget {
   QScatter3DSeries* sphere_;
   QScatter3DSeries* incomingShaft_;
   QScatter3DSeries* incomingTip_;
+  QScatter3DSeries* axisLines_;             // the three axes through the origin
+  std::vector<QCustom3DLabel*> axisNames_;  // their names at the +1 ends
   // Per slot: the solid points (shaft after, arc), the arrow tips (after, orthogonal
   // part) and the faint points (shaft before, trail, orthogonal part's shaft).
   std::vector<QScatter3DSeries*> solid_, tips_, faint_;

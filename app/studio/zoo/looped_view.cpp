@@ -3,11 +3,13 @@
 #include <Q3DCamera>
 #include <Q3DScatter>
 #include <Q3DScene>
+#include <Q3DTheme>
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -25,6 +27,8 @@
 #include "app/studio/plots/colour_map.h"
 #include "app/studio/plots/heatmap_widget.h"
 #include "app/studio/plots/pca_3d_panel.h"
+#include "app/studio/plots/series_legend.h"
+#include "app/studio/zoo/inset_axis_ticks.h"
 #include "app/studio/zoo/model_scatter_3d.h"
 #include "app/studio/zoo/step_chart.h"
 #include "core/util/error.h"
@@ -51,6 +55,7 @@ LoopedView::LoopedView(QWidget* parent) : ModelView(parent) {
       tr("The timestep scale shown: α multiplies the normalised input of a "
          "branch, γ its output (1 in the plain block)"));
   varianceLabel_ = new QLabel;
+  varianceLabel_->setWordWrap(true);  // one long line widened the window past the screen
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel(tr("Tokens")));
   controls->addWidget(tokenBox_);
@@ -76,12 +81,26 @@ LoopedView::LoopedView(QWidget* parent) : ModelView(parent) {
   chart_->addSeries(current_);
   current_->attachAxis(pc1_);
   current_->attachAxis(pc2_);
+  connect(chart_, &QChart::plotAreaChanged, this, [this](const QRectF& area) {
+    // Only a changed size needs other ticks (fitPcaAxes moves the plot area itself).
+    if (fittingPca_ || area.size().toSize() == pcaArea_) return;
+    pcaArea_ = area.size().toSize();
+    fitPcaAxes();
+  });
   chartView_ = new QChartView(chart_);
   chartView_->setRenderHint(QPainter::Antialiasing);
-  chartView_->setMinimumSize(360, 300);
+  chartView_->setMinimumSize(170, 220);
+  pcaLegend_ = new SeriesLegend(chart_);
+  // The chart and its scrolling legend, one cell of the grid.
+  auto* pca = new QWidget;
+  auto* pcaLayout = new QHBoxLayout(pca);
+  pcaLayout->setContentsMargins(0, 0, 0, 0);
+  pcaLayout->setSpacing(0);
+  pcaLayout->addWidget(chartView_, 1);
+  pcaLayout->addWidget(pcaLegend_);
 
   if (Pca3dPanel::available()) {
-    graph3d_ = newModelScatter3d(36);  // one of four panels
+    graph3d_ = newModelScatter3d(80);  // one of four panels: labels need a large font
     graph3d_->axisX()->setTitle(tr("PC1"));
     graph3d_->axisY()->setTitle(tr("PC3"));
     graph3d_->axisZ()->setTitle(tr("PC2"));
@@ -93,7 +112,7 @@ LoopedView::LoopedView(QWidget* parent) : ModelView(parent) {
     current3d_->setBaseColor(QColor(20, 20, 20));
     graph3d_->addSeries(current3d_);
     container3d_ = QWidget::createWindowContainer(graph3d_, this);
-    container3d_->setMinimumSize(300, 300);
+    container3d_->setMinimumSize(180, 220);
   }
 
   attention_ = new HeatmapWidget;
@@ -101,18 +120,18 @@ LoopedView::LoopedView(QWidget* parent) : ModelView(parent) {
   stepNorm_ = new StepChart(tr("Step norm ‖X⁽ᵗ⁾ − X⁽ᵗ⁻¹⁾‖ (convergence)"), tr("loop"));
   for (QWidget* w : {static_cast<QWidget*>(attention_), static_cast<QWidget*>(scales_),
                      static_cast<QWidget*>(stepNorm_)})
-    w->setMinimumSize(320, 240);
+    w->setMinimumSize(180, 200);
   info_ = new QLabel;
   info_->setWordWrap(true);
   info_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
   auto* grid = new QGridLayout;
   if (container3d_) {
-    grid->addWidget(chartView_, 0, 0);
+    grid->addWidget(pca, 0, 0);
     grid->addWidget(container3d_, 0, 1);
   } else {
     // Without OpenGL the 2D projection takes the 3D scene's place too.
-    grid->addWidget(chartView_, 0, 0, 1, 2);
+    grid->addWidget(pca, 0, 0, 1, 2);
     chartView_->setToolTip(tr("3D needs OpenGL on a display (the platform here is not xcb)"));
   }
   grid->addWidget(attention_, 1, 0);
@@ -175,7 +194,7 @@ void LoopedView::setRun(std::shared_ptr<const ModelRun> run) {
         double lo = 0, hi = 0;
         for (const std::vector<double>& p : pca_.projected)
           if (k < p.size()) lo = std::min(lo, p[k]), hi = std::max(hi, p[k]);
-        setRoundAxisRange(axes[k], lo, hi);
+        setInsetAxisRange(axes[k], lo, hi);
       }
     }
   }
@@ -252,16 +271,61 @@ void LoopedView::rebuildPaths() {
     }
   }
   const double pad1 = hi1 > lo1 ? 0.06 * (hi1 - lo1) : 1, pad2 = hi2 > lo2 ? 0.06 * (hi2 - lo2) : 1;
-  pc1_->setRange(lo1 - pad1, hi1 + pad1);
-  pc2_->setRange(lo2 - pad2, hi2 + pad2);
-  // Round ticks (-20, 0, 20) rather than fractions of the data's span (-35.3, -20.0).
-  pc1_->applyNiceNumbers();
-  pc2_->applyNiceNumbers();
+  pcaBounds_ = {lo1 - pad1, hi1 + pad1, lo2 - pad2, hi2 + pad2};
+  fitPcaAxes();
   // Drawn last so the current states sit on top of the paths.
   chart_->removeSeries(current_);
   chart_->addSeries(current_);
   current_->attachAxis(pc1_);
   current_->attachAxis(pc2_);
+  pcaLegend_->refresh();
+}
+
+void LoopedView::fitPcaAxes() {
+  // As many labels as the plot has room for (a narrow chart elided "-10.0" to "…"), then
+  // round ticks (-20, 0, 20) rather than fractions of the data's span (-35.3, -20.0).
+  const QRectF area = chart_->plotArea();
+  fittingPca_ = true;
+  pc1_->setRange(pcaBounds_[0], pcaBounds_[1]);
+  pc2_->setRange(pcaBounds_[2], pcaBounds_[3]);
+  pc1_->setTickCount(std::clamp(static_cast<int>(area.width() / 70), 3, 6));
+  pc2_->setTickCount(std::clamp(static_cast<int>(area.height() / 40), 3, 6));
+  pc1_->applyNiceNumbers();
+  pc2_->applyNiceNumbers();
+  // Whole steps print without decimals ("-20", not "-20.0"): short labels fit more. A
+  // step whose labels are still wider than their spacing is doubled.
+  const QFontMetrics metrics(pc1_->labelsFont());
+  for (QValueAxis* axis : {pc1_, pc2_}) {
+    const double length = axis == pc1_ ? area.width() : area.height();
+    double step = (axis->max() - axis->min()) / std::max(1, axis->tickCount() - 1);
+    for (int tries = 0; tries < 4 && axis->tickCount() > 2; ++tries) {
+      const int decimals = std::clamp(static_cast<int>(-std::floor(std::log10(step) + 1e-9)), 0, 4);
+      axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
+      const QString widest =
+          QString::number(-std::max(std::abs(axis->min()), std::abs(axis->max())), 'f', decimals);
+      const int needed = axis == pc1_ ? metrics.horizontalAdvance(widest) + 6 : metrics.height();
+      if (length / (axis->tickCount() - 1) >= needed) break;
+      step *= 2;
+      const double lo = std::floor(axis->min() / step) * step;
+      const double hi = std::ceil(axis->max() / step) * step;
+      axis->setRange(lo, hi);
+      axis->setTickCount(static_cast<int>(std::lround((hi - lo) / step)) + 1);
+    }
+  }
+  fittingPca_ = false;
+}
+
+void LoopedView::resizeEvent(QResizeEvent* event) {
+  ModelView::resizeEvent(event);
+  if (graph3d_ == nullptr) return;
+  // Data Visualization scales labels with the scene: a narrow panel needs a larger font
+  // for the same label height (80 points read well at 360 pixels).
+  const int width = std::max(1, container3d_->width());
+  const int points = std::clamp(80 * 360 / width, 60, 160);
+  QFont font = graph3d_->activeTheme()->font();
+  if (font.pointSize() == points) return;
+  font.setPointSize(points);
+  graph3d_->activeTheme()->setFont(font);
 }
 
 void LoopedView::setToken(int token) {
@@ -412,9 +476,15 @@ std::vector<ViewExport> LoopedView::exports() {
   };
   std::vector<ViewExport> out = {
       {tr("PCA 2D (PNG)"), QStringLiteral(".png"),
-       [this](const QString& p) { exportChartPng(chartView_, p); }},
+       [this](const QString& p) {
+         const ExportLegend shown(chart_, pcaLegend_);
+         exportChartPng(chartView_, p);
+       }},
       {tr("PCA 2D (SVG)"), QStringLiteral(".svg"),
-       [this](const QString& p) { exportChartSvg(chartView_, p, chart_->title()); }},
+       [this](const QString& p) {
+         const ExportLegend shown(chart_, pcaLegend_);
+         exportChartSvg(chartView_, p, chart_->title());
+       }},
       {tr("PCA points (CSV)"), QStringLiteral(".csv"),
        [this](const QString& p) { exportSeriesCsv(pcaPoints(), p); }},
       {tr("Attention (PNG)"), QStringLiteral(".png"),

@@ -5,6 +5,8 @@
 // loop as a heat map, and the step norm ‖X^(t) − X^(t−1)‖ per loop (convergence).
 #pragma once
 
+#include <QSize>
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -24,6 +26,7 @@ class QScatter3DSeries;
 namespace lsrl::studio {
 
 class HeatmapWidget;
+class SeriesLegend;
 class StepChart;
 
 class LoopedView : public ModelView {
@@ -59,8 +62,12 @@ class LoopedView : public ModelView {
   // The projected states: a row per (loop, token), columns loop, token, PC1, PC2, PC3.
   StateSeries pcaPoints() const;
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
   void rebuildPaths();
+  void fitPcaAxes();
   void showScales();
   void showStepData();
   // The projection of token n's state after loop t.
@@ -76,6 +83,10 @@ class LoopedView : public ModelView {
   QLabel* varianceLabel_;
   QChart* chart_;
   QChartView* chartView_;
+  SeriesLegend* pcaLegend_;
+  std::array<double, 4> pcaBounds_{-1, 1, -1, 1};  // PC1 lo, hi, PC2 lo, hi (padded)
+  QSize pcaArea_;                                  // the plot area the ticks were fitted to
+  bool fittingPca_ = false;                        // fitPcaAxes is moving the plot area
   QValueAxis* pc1_;
   QValueAxis* pc2_;
   std::vector<QLineSeries*> paths_;

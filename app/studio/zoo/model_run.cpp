@@ -20,10 +20,11 @@ bool studioHasVulkan() {
 }
 
 ModelRun runSeedModelRequest(const ModelRunRequest& request) {
-  const auto model = request.weightsPath.empty()
-                         ? seed_models::makeSeedModel(request.kind, request.config)
-                         : seed_models::loadSeedModel(request.kind, request.weightsPath);
   ModelRun run;
+  const auto model =
+      request.weightsPath.empty()
+          ? seed_models::makeSeedModel(request.kind, request.config)
+          : seed_models::loadSeedModel(request.kind, request.weightsPath, &run.weightsMeta);
   run.kind = request.kind;
   run.backend = request.backend;
   run.config = model->config();
@@ -31,6 +32,7 @@ ModelRun runSeedModelRequest(const ModelRunRequest& request) {
     run.input = seed_models::loadSeedModelInput(request.inputPath);
   } else {
     run.task = request.task.empty() ? model->tasks().at(0) : request.task;
+    run.taskSeed = request.taskSeed;
     run.input = model->taskInput(run.task, request.taskSeed);
   }
   const auto start = std::chrono::steady_clock::now();

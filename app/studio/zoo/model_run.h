@@ -25,6 +25,7 @@ struct ModelRunRequest {
 
 struct ModelRun {
   std::string kind, task, backend;  // task empty for an input file
+  uint64_t taskSeed = 0;            // the task input's seed
   nlohmann::json config;            // the model's full config (defaults filled in)
   seed_models::Sequence input, output;
   seed_models::Trace trace;
@@ -34,6 +35,9 @@ struct ModelRun {
   std::vector<int> targets, marks;
   seed_models::Score score;
   std::string weightsPath;  // the checkpoint the model came from; empty for random weights
+  // The checkpoint's metadata (seed_models::loadSeedModel: "task", "training"); null for
+  // random weights.
+  nlohmann::json weightsMeta;
 };
 
 // Builds the model and runs it with a trace. Throws lsrl::Error naming what is wrong (an

@@ -6,17 +6,12 @@
 #pragma once
 
 class Q3DScatter;
-class QValue3DAxis;
 
 namespace lsrl::studio {
 
 // A new graph (owned by the caller) with legible labels: a font of `labelPointSize`, no
 // label background or border, no shadows. Labels scale with the scene, not the font
-// alone: a view about 600 pixels wide reads well at 22 points, one of 400 needs ~36.
+// alone: a view about 300 pixels wide needs ~80 points for labels a person can read.
 Q3DScatter* newModelScatter3d(int labelPointSize);
-
-// Sets `axis` to cover [lo, hi] with a few round labels (1, 2 or 5 × 10^k apart, at most
-// four segments): auto-ranged axes label odd values (8.30, 4.27, 0.24) close together.
-void setRoundAxisRange(QValue3DAxis* axis, double lo, double hi);
 
 }  // namespace lsrl::studio

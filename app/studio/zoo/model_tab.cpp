@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -16,12 +17,14 @@
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <nlohmann/json.hpp>
 
+#include "app/studio/common/elided_label.h"
 #include "app/studio/zoo/gateloop_view.h"
 #include "app/studio/zoo/gates_view.h"
 #include "app/studio/zoo/lattice_view.h"
@@ -33,6 +36,7 @@
 #include "app/studio/zoo/train_dialog.h"
 #include "app/studio/zoo/training_chart.h"
 #include "app/studio/zoo/view_page.h"
+#include "app/studio/zoo/weights_note.h"
 #include "core/seed_models/scored_tasks.h"
 #include "core/seed_models/training_log.h"
 #include "core/util/error.h"
@@ -64,6 +68,15 @@ ModelTab::ModelTab(QWidget* parent) : QWidget(parent) {
   cancel_ = new QPushButton(tr("Cancel"));
   cancel_->hide();
   status_ = new QLabel(tr("Pick a model and press Run."));
+  status_->setWordWrap(true);  // a long run line must not widen the window
+  // Which weights run and how their accuracy was measured: one line beside the Views and
+  // Training tabs (where it takes no height from the views); the tooltip has the details.
+  weightsNote_ = new ElidedLabel;  // a long note ends in "…", never widens the window
+  weightsNote_->setObjectName(QStringLiteral("ModelWeightsNote"));
+  auto* weightsCorner = new QWidget;
+  auto* cornerLayout = new QHBoxLayout(weightsCorner);
+  cornerLayout->setContentsMargins(8, 0, 4, 0);
+  cornerLayout->addWidget(weightsNote_);
   export_ = new QToolButton;
   export_->setObjectName(QStringLiteral("ModelExport"));
   export_->setText(tr("Export"));
@@ -118,6 +131,10 @@ ModelTab::ModelTab(QWidget* parent) : QWidget(parent) {
   tabs_->setObjectName(QStringLiteral("ModelPages"));
   tabs_->addTab(viewsPage, tr("Views"));
   tabs_->addTab(trainingPage, tr("Training"));
+  tabs_->setCornerWidget(weightsCorner, Qt::TopRightCorner);
+  // A corner widget gets its full width even where the tab row has less (the note was
+  // cut at its left end): its room is set whenever the tabs are resized.
+  tabs_->installEventFilter(this);
 
   auto* right = new QWidget;
   auto* rightLayout = new QVBoxLayout(right);
@@ -160,6 +177,17 @@ ModelView* ModelTab::currentView() const {
 bool ModelTab::isRunning() const { return watcher_ != nullptr; }
 
 QString ModelTab::statusText() const { return status_->text(); }
+
+bool ModelTab::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == tabs_ && event->type() == QEvent::Resize) {
+    // The label's maximum bounds the corner's size hint (the corner's own does not).
+    const int room = tabs_->width() - tabs_->tabBar()->sizeHint().width() - 24;
+    weightsNote_->setMaximumWidth(std::max(0, room));
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+QString ModelTab::weightsText() const { return weightsNote_->text(); }
 
 void ModelTab::startRun() {
   try {
@@ -242,7 +270,7 @@ void ModelTab::showRun(std::shared_ptr<const ModelRun> run) {
   stack_->setCurrentWidget(pages_.value(target));
   export_->setEnabled(true);
   const int steps = modelRunSteps(*run_);
-  QString status =
+  const QString status =
       tr("%1 (%2) on %3, %4 tokens, %5 backend: %6 ms")
           .arg(QString::fromStdString(run_->kind),
                run_->weightsPath.empty()
@@ -252,12 +280,10 @@ void ModelTab::showRun(std::shared_ptr<const ModelRun> run) {
           .arg(run_->input.size())
           .arg(QString::fromStdString(run_->backend))
           .arg(run_->seconds * 1000, 0, 'f', 1);
-  if (run_->score.total > 0)
-    status += tr(" · accuracy %1% (%2 of %3 target tokens right)")
-                  .arg(100 * run_->score.accuracy(), 0, 'f', 1)
-                  .arg(run_->score.right)
-                  .arg(run_->score.total);
-  status_->setText(status);
+  status_->setText(status + inputAccuracyText(*run_));
+  const WeightsNote note = weightsNote(*run_);
+  weightsNote_->setText(note.text);
+  weightsNote_->setToolTip(note.detail);
   marks_->setMarks(run_->marks);
   marks_->setCurrent(run_->kind == "looped" ? -1 : 0);
   showTrainingLog();
@@ -279,7 +305,8 @@ void ModelTab::showTrainingLog() {
     trainingChart_->setLog(log);
     QString note = tr("From %1").arg(QDir::toNativeSeparators(QString::fromStdString(path)));
     if (log.end.is_object() && log.end.contains("eval_accuracy"))
-      note += tr(": held-out accuracy %1% after %2 steps in %3 s")
+      note += tr(": held-out accuracy %1% after %2 steps in %3 s (the chart's accuracy is "
+                 "on the training batches)")
                   .arg(100 * log.end.value("eval_accuracy", 0.0), 0, 'f', 1)
                   .arg(log.end.value("steps", 0))
                   .arg(log.end.value("wall_s", 0.0), 0, 'f', 0);
@@ -307,7 +334,8 @@ TrainDialog* ModelTab::openTrainDialog() {
     if (run_ && tasks.contains(QString::fromStdString(run_->task)))
       current = QString::fromStdString(run_->task);
     delete trainDialog_;
-    trainDialog_ = new TrainDialog(zoo_->kind(), model->config(), tasks, current, this);
+    trainDialog_ =
+        new TrainDialog(zoo_->kind(), model->config(), tasks, current, zoo_->weightsFile(), this);
     connect(trainDialog_, &TrainDialog::trained, this, [this](const QString& path) {
       zoo_->setWeightsFile(path);
       startRun();

@@ -1,9 +1,11 @@
 // The explorer's Models tab: the model zoo panel on the left; on the right the run's status
-// (progress, Cancel, the task accuracy on this input), the tokens marked right or wrong,
+// (progress, Cancel, the task accuracy on this input), which weights run and how each
+// accuracy shown was measured (weights_note.h), the tokens marked right or wrong,
 // and two pages: the step bar with the view of the model's kind (Lattice slot geometry,
 // GateLoop transitions, minGRU/minLSTM gates, looped transformer), and Training, the loss
 // and accuracy curves of the checkpoint's training log. Train… opens the training dialog,
-// whose finished run is loaded and run here. Runs go
+// whose finished run (trained from scratch or fine-tuned from the loaded checkpoint) is
+// loaded and run here. Runs go
 // to a worker thread; the newest request wins (Cancel or a new Run drops an older one's
 // result: a forward pass cannot be interrupted, it finishes in the background).
 #pragma once
@@ -63,6 +65,8 @@ class ModelTab : public QWidget {
   // The view named "lattice", "gateloop", "gates" or "looped".
   ModelView* view(const QString& name) const;
   QString statusText() const;
+  // Which weights the run used, their held-out accuracy and the model's expected one.
+  QString weightsText() const;
   QString lastError() const { return lastError_; }
 
   // Goes to step `step` (the step bar follows). False if there is no run or no such step.
@@ -75,6 +79,9 @@ class ModelTab : public QWidget {
 
  Q_SIGNALS:
   void runFinished(bool ok);
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void finishRun(uint64_t id);
@@ -103,6 +110,7 @@ class ModelTab : public QWidget {
   QProgressBar* progress_;
   QPushButton* cancel_;
   QLabel* status_;
+  QLabel* weightsNote_;
   QToolButton* export_;
   struct RunOutcome {
     std::shared_ptr<ModelRun> run;

@@ -21,7 +21,7 @@ StepBar::StepBar(QWidget* parent) : QWidget(parent) {
     b->setIcon(style()->standardIcon(icon));
     b->setToolTip(tip + QStringLiteral(" (") + key.toString(QKeySequence::NativeText) +
                   QLatin1Char(')'));
-    auto* action = new QAction(this);
+    auto* action = new QAction(tip, this);  // named: Help > Keyboard Shortcuts lists it
     action->setShortcut(key);
     action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     addAction(action);

@@ -3,9 +3,9 @@
 #include <QChart>
 #include <QChartView>
 #include <QFontMetrics>
+#include <QHBoxLayout>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
@@ -13,6 +13,7 @@
 #include "app/studio/plots/chart_export.h"
 #include "app/studio/plots/colour_map.h"
 #include "app/studio/plots/heatmap_widget.h"
+#include "app/studio/plots/series_legend.h"
 
 namespace lsrl::studio {
 
@@ -22,7 +23,8 @@ StepChart::StepChart(const QString& title, const QString& stepTitle, const QStri
   chart_ = new QChart;
   chart_->setTitle(title);
   // Beside the plot, not under it: the charts beside a view are short, and a row of
-  // legend would take the height their value labels need.
+  // legend would take the height their value labels need. On screen a scrolling list
+  // (SeriesLegend) stands in for it; exports show the chart's own.
   chart_->legend()->setAlignment(Qt::AlignRight);
   chart_->setMargins(QMargins(4, 4, 4, 4));
   axisX_ = new QValueAxis;
@@ -41,9 +43,13 @@ StepChart::StepChart(const QString& title, const QString& stepTitle, const QStri
   connect(chart_, &QChart::plotAreaChanged, this, [this] { fitValueAxis(); });
   view_ = new QChartView(chart_);
   view_->setRenderHint(QPainter::Antialiasing);
-  auto* layout = new QVBoxLayout(this);
+  legend_ = new SeriesLegend(chart_, this);
+  legend_->refresh();
+  auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(view_);
+  layout->setSpacing(0);
+  layout->addWidget(view_, 1);
+  layout->addWidget(legend_);
 }
 
 void StepChart::setCurves(const std::vector<StepCurve>& curves, int firstStep) {
@@ -89,7 +95,7 @@ void StepChart::setCurves(const std::vector<StepCurve>& curves, int firstStep) {
   axisX_->setTickAnchor(firstStep);
   axisX_->setTickInterval(ticks.size() > 1 ? std::max(1.0, ticks[1] - ticks[0]) : 1.0);
   for (QLegendMarker* m : chart_->legend()->markers(marker_)) m->setVisible(false);
-  chart_->legend()->setVisible(curves.size() > 1);
+  legend_->refresh();
   placeMarker();
 }
 
@@ -121,6 +127,7 @@ void StepChart::fitValueAxis() {
 void StepChart::colourCurvesByIndex() {
   for (size_t i = 0; i < lines_.size(); ++i)
     lines_[i]->setColor(categoricalColour(static_cast<int>(i)));
+  legend_->refresh();  // the swatches show the new colours
 }
 
 void StepChart::setStep(int step) {
@@ -135,8 +142,12 @@ void StepChart::placeMarker() {
   marker_->setVisible(!lines_.empty());
 }
 
-void StepChart::exportPng(const QString& path) const { exportChartPng(view_, path); }
+void StepChart::exportPng(const QString& path) const {
+  const ExportLegend shown(chart_, legend_);
+  exportChartPng(view_, path);
+}
 void StepChart::exportSvg(const QString& path) const {
+  const ExportLegend shown(chart_, legend_);
   exportChartSvg(view_, path, chart_->title());
 }
 

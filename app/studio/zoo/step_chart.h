@@ -19,6 +19,8 @@ struct StepCurve {
   std::vector<double> values;  // one per step (non-finite values break the line)
 };
 
+class SeriesLegend;
+
 class StepChart : public QWidget {
   Q_OBJECT
 
@@ -32,6 +34,7 @@ class StepChart : public QWidget {
   // Curve i in categoricalColour(i), matching other views' colours for slot or channel i.
   void colourCurvesByIndex();
   QChartView* chartView() const { return view_; }
+  SeriesLegend* legend() const { return legend_; }
   const std::vector<QLineSeries*>& lines() const { return lines_; }
 
   void exportPng(const QString& path) const;
@@ -47,6 +50,7 @@ class StepChart : public QWidget {
   QValueAxis* axisX_;
   QValueAxis* axisY_;
   QLineSeries* marker_;
+  SeriesLegend* legend_;
   std::vector<QLineSeries*> lines_;
   int step_ = 0;
   double valueLo_ = 0, valueHi_ = 1;  // the curves' range with a margin

@@ -9,6 +9,7 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -47,13 +48,21 @@ QString duration(double seconds) {
 }  // namespace
 
 TrainDialog::TrainDialog(const QString& kind, const nlohmann::json& config,
-                         const QStringList& tasks, const QString& task, QWidget* parent)
+                         const QStringList& tasks, const QString& task, const QString& loaded,
+                         QWidget* parent)
     : QDialog(parent), kind_(kind), config_(config) {
   setObjectName(QStringLiteral("TrainDialog"));
   setWindowTitle(tr("Train %1").arg(kind));
   task_ = new QComboBox;
   task_->addItems(tasks);
   task_->setCurrentIndex(std::max(0, static_cast<int>(tasks.indexOf(task))));
+  startFrom_ = new QComboBox;
+  startFrom_->setObjectName(QStringLiteral("TrainStartFrom"));
+  startFrom_->addItem(tr("Random weights (train from scratch)"), QString());
+  if (!loaded.isEmpty())
+    startFrom_->addItem(
+        tr("Fine-tune the loaded checkpoint (%1)").arg(QFileInfo(loaded).fileName()), loaded);
+  startFrom_->setToolTip(tr("Fine-tuning starts from the loaded weights and keeps their config"));
   steps_ = new QSpinBox;
   steps_->setObjectName(QStringLiteral("TrainSteps"));
   steps_->setRange(1, 10000000);
@@ -65,6 +74,13 @@ TrainDialog::TrainDialog(const QString& kind, const nlohmann::json& config,
   lr_->setRange(1e-5, 1);
   lr_->setSingleStep(1e-3);
   lr_->setValue(3e-3);
+  evalSamples_ = new QSpinBox;
+  evalSamples_->setObjectName(QStringLiteral("TrainEvalSamples"));
+  evalSamples_->setRange(0, 100000);
+  evalSamples_->setValue(500);
+  evalSamples_->setToolTip(
+      tr("After the last step, the accuracy is scored on this many held-out task samples "
+         "(task seeds 0 … N−1, never drawn in training)"));
   output_ = new QLineEdit(defaultOutput(kind));
   output_->setObjectName(QStringLiteral("TrainOutput"));
   start_ = new QPushButton(tr("Start"));
@@ -73,6 +89,9 @@ TrainDialog::TrainDialog(const QString& kind, const nlohmann::json& config,
   cancel_ = new QPushButton(tr("Cancel"));
   cancel_->setObjectName(QStringLiteral("TrainCancel"));
   cancel_->setEnabled(false);
+  close_ = new QPushButton(tr("Close"));
+  close_->setObjectName(QStringLiteral("TrainClose"));
+  close_->setToolTip(tr("Close the dialog (a run in progress is cancelled, its step saved)"));
   progress_ = new QProgressBar;
   progress_->setRange(0, 1);
   progress_->setValue(0);
@@ -84,10 +103,12 @@ TrainDialog::TrainDialog(const QString& kind, const nlohmann::json& config,
   chart_ = new TrainingChart;
 
   auto* form = new QFormLayout;
+  form->addRow(tr("Start from"), startFrom_);
   form->addRow(tr("Task"), task_);
   form->addRow(tr("Steps"), steps_);
   form->addRow(tr("Seed"), seed_);
   form->addRow(tr("Learning rate"), lr_);
+  form->addRow(tr("Held-out samples"), evalSamples_);
   form->addRow(tr("Checkpoint"), output_);
   auto* progressRow = new QHBoxLayout;
   progressRow->addWidget(progress_, 1);
@@ -96,6 +117,7 @@ TrainDialog::TrainDialog(const QString& kind, const nlohmann::json& config,
   buttons->addStretch(1);
   buttons->addWidget(start_);
   buttons->addWidget(cancel_);
+  buttons->addWidget(close_);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(form);
   layout->addWidget(chart_, 1);
@@ -107,6 +129,7 @@ TrainDialog::TrainDialog(const QString& kind, const nlohmann::json& config,
 
   connect(start_, &QPushButton::clicked, this, &TrainDialog::startTraining);
   connect(cancel_, &QPushButton::clicked, this, &TrainDialog::cancelTraining);
+  connect(close_, &QPushButton::clicked, this, &QDialog::close);
 }
 
 TrainDialog::~TrainDialog() {
@@ -146,11 +169,10 @@ void TrainDialog::startTraining() {
   file.close();
   const int steps = steps_->value();
   const int logEvery = std::clamp(steps / 100, 1, 50);
+  const QString init = startFrom_->currentData().toString();
   std::vector<std::string> args = {kind_.toStdString(),
                                    "--task",
                                    task_->currentText().toStdString(),
-                                   "--config",
-                                   configPath_.toStdString(),
                                    "--steps",
                                    std::to_string(steps),
                                    "--seed",
@@ -159,8 +181,14 @@ void TrainDialog::startTraining() {
                                    QString::number(lr_->value()).toStdString(),
                                    "--log-every",
                                    std::to_string(logEvery),
+                                   "--eval-samples",
+                                   std::to_string(evalSamples_->value()),
+                                   "--progress",
                                    "-o",
                                    output.toStdString()};
+  // Fine-tuning takes the checkpoint's weights and config; from scratch, the form's config.
+  args.push_back(init.isEmpty() ? "--config" : "--init");
+  args.push_back((init.isEmpty() ? configPath_ : init).toStdString());
   const seed_models::TrainingCommand command = seed_models::trainingCommand(args);
   delete process_;
   process_ = new QProcess(this);
@@ -204,22 +232,34 @@ void TrainDialog::readOutput() {
     pending_.remove(0, newline + 1);
     changed = seed_models::addTrainingLine(log_, line.toStdString()) || changed;
   }
-  if (!changed) return;
-  chart_->setLog(log_);
-  if (log_.points.empty()) {
-    setStatus(tr("Training…"));
+  if (changed) showProgress();
+}
+
+void TrainDialog::showProgress() {
+  if (chart_->pointCount() != static_cast<int>(log_.points.size())) chart_->setLog(log_);
+  const seed_models::TrainingProgress& at = log_.progress;
+  if (at.step == 0) {
+    setStatus(tr("Training: the first step is under way…"));
     return;
   }
-  const seed_models::TrainingPoint& p = log_.points.back();
-  progress_->setValue(std::min(p.step, progress_->maximum()));
-  eta_->setText(tr("ETA %1").arg(duration(p.etaS)));
-  if (cancel_->isEnabled())
-    setStatus(tr("Step %1 of %2: loss %3, accuracy %4%, %5 tokens/s")
+  progress_->setValue(std::min(at.step, progress_->maximum()));
+  eta_->setText(tr("ETA %1").arg(duration(at.etaS)));
+  if (!cancel_->isEnabled()) return;  // "Stopping…" stays
+  if (at.evaluating > 0) {
+    setStatus(tr("Scoring the trained weights on %1 held-out samples…").arg(at.evaluating));
+    return;
+  }
+  QString status = tr("Step %1 of %2").arg(at.step).arg(progress_->maximum());
+  if (!log_.points.empty()) {
+    const seed_models::TrainingPoint& p = log_.points.back();
+    status += tr(" (curves to step %1: loss %2, accuracy %3% on the training batches, %4 "
+                 "tokens/s)")
                   .arg(p.step)
-                  .arg(progress_->maximum())
                   .arg(p.loss, 0, 'f', 3)
                   .arg(100 * p.accuracy, 0, 'f', 1)
-                  .arg(p.tokensPerS, 0, 'f', 0));
+                  .arg(p.tokensPerS, 0, 'f', 0);
+  }
+  setStatus(status);
 }
 
 void TrainDialog::finished(int exitCode, QProcess::ExitStatus status) {
@@ -232,11 +272,17 @@ void TrainDialog::finished(int exitCode, QProcess::ExitStatus status) {
   if (status == QProcess::NormalExit && exitCode == 0) {
     progress_->setValue(progress_->maximum());
     const double held = log_.end.is_object() ? log_.end.value("eval_accuracy", -1.0) : -1.0;
-    setStatus(held >= 0 ? tr("Done: held-out accuracy %1% (500 samples). Loaded in the Models "
-                             "tab: %2")
+    const QString loaded =
+        tr("Loaded in the Models tab, whose header scores one input (a task seed) and says "
+           "which weights it shows; its Trained button brings the shipped checkpoint back: %1")
+            .arg(output);
+    setStatus(held >= 0 ? tr("Done: held-out accuracy %1% over %2 samples (task seeds 0–%3, "
+                             "none drawn in training). %4")
                               .arg(100 * held, 0, 'f', 1)
-                              .arg(output)
-                        : tr("Done. Loaded in the Models tab: %1").arg(output));
+                              .arg(evalSamples_->value())
+                              .arg(evalSamples_->value() - 1)
+                              .arg(loaded)
+                        : tr("Done. %1").arg(loaded));
     output_->setText(defaultOutput(kind_));  // the next run does not overwrite this one
     Q_EMIT trained(output);
     return;

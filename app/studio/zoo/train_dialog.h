@@ -1,8 +1,10 @@
-// The Models tab's Train… dialog: trains the current config of a seed model on one of its
-// scored tasks in a subprocess (`lsrl train`'s command, core/seed_models/training_command.h),
-// with the live loss and accuracy curves, progress, ETA and Cancel (SIGINT: the script
-// saves the step it reached). A run that ends is announced with trained(path), which the
-// tab loads; a cancelled one leaves its checkpoint on disk, unloaded.
+// The Models tab's Train… dialog: trains the current config of a seed model from random
+// weights, or fine-tunes the loaded checkpoint, on one of its scored tasks in a subprocess
+// (`lsrl train`'s command, core/seed_models/training_command.h), with the live loss and
+// accuracy curves (a first point after the first step), progress and ETA after every step,
+// Cancel (SIGINT: the script saves the step it reached) and Close. A run that ends is
+// announced with trained(path), which the tab loads; a cancelled one leaves its checkpoint
+// on disk, unloaded.
 #pragma once
 
 #include <QDialog>
@@ -28,14 +30,18 @@ class TrainDialog : public QDialog {
 
  public:
   // `tasks`: the config's scored tasks (the first, or `task` when listed, is selected).
+  // `loaded`: the checkpoint the tab has loaded (offered for fine-tuning), empty for none.
   TrainDialog(const QString& kind, const nlohmann::json& config, const QStringList& tasks,
-              const QString& task, QWidget* parent = nullptr);
+              const QString& task, const QString& loaded, QWidget* parent = nullptr);
   ~TrainDialog() override;
 
+  QComboBox* startFromBox() const { return startFrom_; }
   QSpinBox* stepsBox() const { return steps_; }
+  QSpinBox* evalSamplesBox() const { return evalSamples_; }
   QLineEdit* outputEdit() const { return output_; }
   QPushButton* startButton() const { return start_; }
   QPushButton* cancelButton() const { return cancel_; }
+  QPushButton* closeButton() const { return close_; }
   QProgressBar* progressBar() const { return progress_; }
   TrainingChart* chart() const { return chart_; }
   bool isTraining() const;
@@ -55,17 +61,21 @@ class TrainDialog : public QDialog {
   void readOutput();
   void finished(int exitCode, QProcess::ExitStatus status);
   void setStatus(const QString& text);
+  void showProgress();
 
   QString kind_;
   nlohmann::json config_;
   QString configPath_;  // the config written for the subprocess
   QComboBox* task_;
+  QComboBox* startFrom_;  // item data: the checkpoint to fine-tune, empty for random weights
   QSpinBox* steps_;
+  QSpinBox* evalSamples_;
   QSpinBox* seed_;
   QDoubleSpinBox* lr_;
   QLineEdit* output_;
   QPushButton* start_;
   QPushButton* cancel_;
+  QPushButton* close_;
   QProgressBar* progress_;
   QLabel* eta_;
   QLabel* status_;

@@ -26,12 +26,11 @@
 #include "app/studio/player/step_focus.h"
 #include "app/studio/stepper/stepper_view.h"
 #include "app/studio/stepper/value_graph_view.h"
-#include "studio/scenarios/scenario_driver.h"
+#include "studio/scenarios/player_driver.h"
 
 namespace lsrl::studio::scenario {
 namespace {
 
-constexpr int kCompileMs = 120000;
 constexpr int kTok2tokNodes = 980;
 
 // ---- the Debranching tab ---------------------------------------------------------------
@@ -46,29 +45,11 @@ DebranchView* openTok2tokInDebranching(Session& s) {
   return findVisible<DebranchView>(s.window.get());
 }
 
-// Presses Compile and waits until the compile is shown.
-bool compileWithTheButton(DebranchView* d) {
-  click(button(d, "Compile"));
-  return waitUntil([&] { return d->hasCompile() && !d->isCompiling(); }, kCompileMs);
-}
-
 // The node the view follows at the step shown: the step's branch node, or the node that
 // replaced it.
 NodeId rewrittenNode(DebranchView* d) {
   const auto focus = stepFocus(*d->scene(), *d->cursor());
   return focus ? focus->node : kNoNode;
-}
-
-// Node `id`'s box in the graph's viewport coordinates.
-QRect boxOnScreen(DebranchView* d, NodeId id) {
-  const NodePosition p = d->scene()->positionOf(id);
-  const QRectF box(p.x - kNodeWidth / 2, p.y - kNodeHeight / 2, kNodeWidth, kNodeHeight);
-  return d->graphView()->mapFromScene(box).boundingRect();
-}
-
-bool boxInViewport(DebranchView* d, NodeId id) {
-  return d->scene()->nodeItem(id) != nullptr &&
-         d->graphView()->viewport()->rect().contains(boxOnScreen(d, id));
 }
 
 // The box labels' point size on screen.
@@ -129,24 +110,6 @@ bool stepperBoxInViewport(ValueGraphView* g, NodeId id) {
 
 // The editor's box titles are 13 px; their point size on screen.
 double stepperTitlePoints(ValueGraphView* g) { return 13.0 * 72.0 / g->logicalDpiY() * g->zoom(); }
-
-// Exports the frames through File > Export > Debranching frames…, answering the folder
-// dialog with `folder` and the completion message; returns that message.
-QString exportFramesByMenu(Session& s, const QString& folder) {
-  auto message = std::make_shared<QString>();
-  auto answered = std::make_shared<bool>(false);
-  answerFolderDialog(folder);
-  // Writing ~570 frames takes a while: wait long for the message.
-  answerDialog<QMessageBox>(
-      [message](QMessageBox* box) {
-        *message = box->text();
-        QTest::mouseClick(box->button(QMessageBox::Ok), Qt::LeftButton);
-      },
-      answered, 180000);
-  menuPath(*s.window, {"File", "Export", "Debranching frames"});
-  EXPECT_TRUE(waitUntil([&] { return *answered; }, 180000)) << "no completion message";
-  return *message;
-}
 
 // ---- the whole flow -----------------------------------------------------------------------
 

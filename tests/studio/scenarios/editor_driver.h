@@ -5,6 +5,7 @@
 
 #include <QCryptographicHash>
 #include <QGraphicsScene>
+#include <QTableView>
 #include <algorithm>
 
 #include "app/studio/editor/box_item.h"
@@ -14,11 +15,66 @@
 #include "app/studio/editor/group_frame_item.h"
 #include "app/studio/editor/group_item.h"
 #include "app/studio/editor/node_item.h"
+#include "app/studio/panels/matrix_editor.h"
+#include "app/studio/panels/palette_panel.h"
+#include "app/studio/panels/properties_panel.h"
 #include "studio/scenarios/scenario_driver.h"
 
 namespace lsrl::studio::scenario {
 
 inline QWidget* canvas(GraphView* view) { return view->viewport(); }
+
+// ---- building a program by hand ----------------------------------------------------------
+
+// The person's way to a blank program: "New program" on the start page when it shows,
+// else File > New.
+inline void startNewProgram(Session& s) {
+  if (QAbstractButton* b = button(s.window.get(), QStringLiteral("New program"))) {
+    click(b);
+  } else {
+    menu(*s.window, QStringLiteral("File"), QStringLiteral("New"));
+  }
+  ASSERT_TRUE(waitUntil([&] { return s->graphView()->isVisible(); }, 3000));
+}
+
+// Double-clicks a palette entry (the palette adds it) and returns the new node's id:
+// the box the editor selects afterwards.
+inline NodeId addFromPalette(Session& s, const QString& entry) {
+  clickTreeItem(s->palettePanel()->tree(), entry, /*dbl=*/true);
+  const QList<ItemRef> selected = s->graphView()->selectedItems();
+  EXPECT_EQ(selected.size(), 1) << "the new " << entry.toStdString() << " is selected";
+  if (selected.isEmpty()) return kNoNode;
+  return selected.front().kind == ItemRef::Kind::Node
+             ? selected.front().id
+             : s->document()->graph().groups()[selected.front().id].output;
+}
+
+// The matrix editor of tab `field` of the selection's properties, once that tab is clicked.
+inline MatrixEditor* matrixTab(Session& s, const QString& field) {
+  PropertiesPanel* panel = s->propertiesPanel();
+  clickTab(panel, field);
+  settle(50);
+  MatrixEditor* shown = nullptr;
+  for (MatrixEditor* m : panel->findChildren<MatrixEditor*>())
+    if (m->isVisible()) shown = m;
+  EXPECT_NE(shown, nullptr) << "no matrix tab " << field.toStdString();
+  return shown;
+}
+
+// Types `text` into cell (row, col) of the matrix editor tab `field` of the selection.
+inline void typeIntoMatrix(Session& s, const QString& field, int row, int col,
+                           const QString& text) {
+  MatrixEditor* editorWidget = matrixTab(s, field);
+  ASSERT_NE(editorWidget, nullptr);
+  QTableView* table = editorWidget->table();
+  const QRect cell = table->visualRect(table->model()->index(row, col));
+  doubleClick(table->viewport(), cell.center());
+  QWidget* field_ = QApplication::focusWidget();
+  ASSERT_NE(field_, nullptr);
+  QTest::keyClick(field_, Qt::Key_A, Qt::ControlModifier);
+  type(field_, text);
+  key(field_, Qt::Key_Return);
+}
 
 // The box showing node `id` (its own or the group box hiding it); fails if none.
 inline BoxItem* boxShowing(GraphView* view, NodeId id) {
@@ -115,6 +171,28 @@ inline std::string sceneSignature(GraphView* view) {
   std::string all;
   for (const std::string& l : lines) all += l + "\n";
   return all;
+}
+
+// File > Open, the dialog answered with `path`; returns once the file is open.
+inline void openThroughFileMenu(Session& s, const QString& path) {
+  auto answered = std::make_shared<bool>(false);
+  answerFileDialog(path, answered);
+  menu(*s.window, QStringLiteral("File"), QStringLiteral("Open"));
+  ASSERT_TRUE(waitUntil([&] { return *answered; }, 5000)) << "no file dialog appeared";
+  ASSERT_TRUE(waitUntil(
+      [&] { return s->document()->filePath() == QFileInfo(path).absoluteFilePath(); }, 5000))
+      << "the file did not open: " << s->lastError().toStdString();
+  settle(100);
+}
+
+// Ctrl+Z / Ctrl+Shift+Z pressed while the graph has the focus.
+inline void pressUndo(GraphView* view) {
+  view->setFocus();
+  key(canvas(view), Qt::Key_Z, Qt::ControlModifier);
+}
+inline void pressRedo(GraphView* view) {
+  view->setFocus();
+  key(canvas(view), Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
 }
 
 }  // namespace lsrl::studio::scenario

@@ -29,29 +29,6 @@ using namespace scenario;
 
 GraphView* editor(Session& s) { return s->graphView(); }
 
-// The person's way to a blank program: "New program" on the start page when it shows,
-// else File > New.
-void startNewProgram(Session& s) {
-  if (QAbstractButton* b = button(s.window.get(), QStringLiteral("New program"))) {
-    click(b);
-  } else {
-    menu(*s.window, QStringLiteral("File"), QStringLiteral("New"));
-  }
-  ASSERT_TRUE(waitUntil([&] { return editor(s)->isVisible(); }, 3000));
-}
-
-// Double-clicks a palette entry (the palette adds it) and returns the new node's id:
-// the box the editor selects afterwards.
-NodeId addFromPalette(Session& s, const QString& entry) {
-  clickTreeItem(s->palettePanel()->tree(), entry, /*dbl=*/true);
-  const QList<ItemRef> selected = editor(s)->selectedItems();
-  EXPECT_EQ(selected.size(), 1) << "the new " << entry.toStdString() << " is selected";
-  if (selected.isEmpty()) return kNoNode;
-  return selected.front().kind == ItemRef::Kind::Node
-             ? selected.front().id
-             : s->document()->graph().groups()[selected.front().id].output;
-}
-
 QAbstractButton* setOutputButton(Session& s) {
   return button(s->propertiesPanel(), QStringLiteral("Set as output"));
 }
@@ -71,33 +48,8 @@ QAction* editAction(Session& s, const QString& startsWith) {
 }
 
 // Ctrl+Z / Ctrl+Shift+Z pressed while the graph has focus.
-void undoKey(Session& s) {
-  editor(s)->setFocus();
-  key(canvas(editor(s)), Qt::Key_Z, Qt::ControlModifier);
-}
-void redoKey(Session& s) {
-  editor(s)->setFocus();
-  key(canvas(editor(s)), Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
-}
-
-// Types `text` into cell (row, col) of the matrix editor tab `field` of the selection.
-void typeIntoMatrix(Session& s, const QString& field, int row, int col, const QString& text) {
-  PropertiesPanel* panel = s->propertiesPanel();
-  clickTab(panel, field);
-  settle(50);
-  MatrixEditor* editorWidget = nullptr;
-  for (MatrixEditor* m : panel->findChildren<MatrixEditor*>())
-    if (m->isVisible()) editorWidget = m;
-  ASSERT_NE(editorWidget, nullptr);
-  QTableView* table = editorWidget->table();
-  const QRect cell = table->visualRect(table->model()->index(row, col));
-  doubleClick(table->viewport(), cell.center());
-  QWidget* field_ = QApplication::focusWidget();
-  ASSERT_NE(field_, nullptr);
-  QTest::keyClick(field_, Qt::Key_A, Qt::ControlModifier);
-  type(field_, text);
-  key(field_, Qt::Key_Return);
-}
+void undoKey(Session& s) { pressUndo(editor(s)); }
+void redoKey(Session& s) { pressRedo(editor(s)); }
 
 // The Overview's picture now (after its refresh timer ran).
 QImage overviewPicture(Session& s) {
@@ -290,24 +242,11 @@ TEST(EditorScenario, TheOverviewFollowsEditsAndSelectionAndDrawsEdges) {
   checkpoint(*s, QStringLiteral("editor_5_overview"));
 }
 
-// ---- opening files as a person does ------------------------------------------------------
-
-void openThroughDialog(Session& s, const QString& path) {
-  auto answered = std::make_shared<bool>(false);
-  answerFileDialog(path, answered);
-  menu(*s.window, QStringLiteral("File"), QStringLiteral("Open"));
-  ASSERT_TRUE(waitUntil([&] { return *answered; }, 5000)) << "no file dialog appeared";
-  ASSERT_TRUE(waitUntil(
-      [&] { return s->document()->filePath() == QFileInfo(path).absoluteFilePath(); }, 5000))
-      << "the file did not open: " << s->lastError().toStdString();
-  settle(100);
-}
-
 // ---- item 8: deleting keeps ids, the selection and the sugar parameters --------------------
 
 TEST(EditorScenario, DeletingANodeKeepsEveryOtherIdTheSelectionAndTheSugarParameters) {
   Session s;
-  openThroughDialog(s, test::examplePath("more_ones.json"));
+  openThroughFileMenu(s, test::examplePath("more_ones.json"));
   const Graph before = s->document()->graph();
   const NodeId zeros = before.findByName("zeros");
   ASSERT_NE(zeros, kNoNode);
@@ -349,7 +288,7 @@ bool boxesOverlap(GraphView* view) {
 
 TEST(EditorScenario, ExpandAllGroupsLeavesNoBoxesOverlapping) {
   Session s;
-  openThroughDialog(s, test::examplePath("more_ones.json"));
+  openThroughFileMenu(s, test::examplePath("more_ones.json"));
   menu(*s.window, QStringLiteral("View"), QStringLiteral("Expand All Groups"));
   ASSERT_TRUE(waitUntil([&] { return !s->layoutRunner()->isRunning(); }, 20000));
   settle(200);
@@ -392,13 +331,13 @@ TEST(EditorScenario, ARefusedValueIsClearedByUndoAndByChoosingAgain) {
 
 TEST(EditorScenario, OpeningAnotherFileEmptiesTheFindBox) {
   Session s;
-  openThroughDialog(s, test::examplePath("more_ones.json"));
+  openThroughFileMenu(s, test::examplePath("more_ones.json"));
   auto* find = findVisible<QLineEdit>(s.window.get(), QStringLiteral("searchField"));
   ASSERT_NE(find, nullptr);
   click(find);
   type(find, QStringLiteral("zeros"));
   key(find, Qt::Key_Return);
-  openThroughDialog(s, test::examplePath("vec2vec_n2_m1_direct.json"));
+  openThroughFileMenu(s, test::examplePath("vec2vec_n2_m1_direct.json"));
   EXPECT_TRUE(find->text().isEmpty()) << "the old query stayed: " << find->text().toStdString();
 }
 
@@ -432,7 +371,7 @@ TEST(EditorScenario, FitToWindowNeverEnlargesASmallGraph) {
 
 TEST(EditorScenario, TheModelsTabShowsNoProblemsOfTheGraph) {
   Session s;
-  openThroughDialog(s, test::examplePath("more_ones.json"));
+  openThroughFileMenu(s, test::examplePath("more_ones.json"));
   startNewProgram(s);  // an empty program: it has problems (no Input, no output)
   clickTab(s.window.get(), QStringLiteral("Models"));
   for (QLabel* label : s->statusBar()->findChildren<QLabel*>()) {
@@ -611,7 +550,7 @@ TEST(EditorScenario, BuildsMoreOnesFromNothingUndoesRedoesSavesReopensAndRunsIt)
   const std::string saved = s->document()->toText();
   menu(*s.window, QStringLiteral("File"), QStringLiteral("New"));
   EXPECT_EQ(s->document()->graph().liveNodeCount(), 0u);
-  openThroughDialog(s, path + QStringLiteral(".json"));
+  openThroughFileMenu(s, path + QStringLiteral(".json"));
   EXPECT_EQ(s->document()->toText(), saved);
   checkpoint(*s, QStringLiteral("more_ones_5_reopened"));
 
@@ -662,7 +601,7 @@ void waitForLayout(Session& s) {
 
 TEST(EditorScenario, EveryKindOfEditUndoesAndRedoesToTheSameDocumentAndPicture) {
   Session s;
-  openThroughDialog(s, test::examplePath("more_ones.json"));
+  openThroughFileMenu(s, test::examplePath("more_ones.json"));
   const Graph& g = s->document()->graph();
   const NodeId input = g.input();
   const NodeId ones = g.findByName("ones");

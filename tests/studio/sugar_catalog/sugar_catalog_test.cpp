@@ -234,5 +234,43 @@ TEST(SugarCatalog, BadValuesAreExplained) {
   EXPECT_THROW(buildSugarFragment("f_nothing"), Error);
 }
 
+// "node N" names a node of the document: its slots become wires made at insertion.
+TEST(SugarCatalog, AnOperandNamingANodeBecomesAWire) {
+  const SugarParam& x = findSugarFunction("f_larger")->params[1];
+  EXPECT_EQ(sugarParamError(x, "node 12"), std::nullopt);
+  EXPECT_NE(sugarParamError(x, "node -1"), std::nullopt);
+  EXPECT_NE(sugarParamError(x, "node x"), std::nullopt);
+  const SugarFragment f = buildSugarFragmentWithSlots("f_larger", {{"x", "node 7"}});
+  ASSERT_EQ(f.wires.size(), 1u);
+  EXPECT_EQ(f.wires[0], (FragmentWire{"x", 0, 0, 7}));
+  EXPECT_EQ(f.slots.size(), 2u) << "a wired operand's slot is still an operand slot";
+}
+
+// A call's box names its operands by what feeds them now, found again from the catalogue
+// when the parameters no longer say it.
+TEST(SugarCatalog, ParamsAsWiredNameWhatFeedsTheOperands) {
+  Graph g;
+  const NodeId in = g.addInput(1, "input");
+  const NodeId a = g.addLinear(in, ExactMatrix::identity(1), {Exact(0)}, "a");
+  const SugarFragment f = buildSugarFragmentWithSlots("f_larger", {{"scale", "10"}});
+  const std::vector<NodeId> ids = g.append(f.graph);
+  const GroupId call = static_cast<GroupId>(g.groups().size()) - 2;
+  ASSERT_EQ(g.groups()[call].function, "f_larger");
+  const NodeId concat = ids[0];
+  auto shown = [&] {
+    std::string s;
+    for (const auto& [k, v] : paramsAsWired(g, call)) s += k + "=" + v + " ";
+    return s;
+  };
+  EXPECT_EQ(shown(), "x=open y=open scale=10 ");
+  g.mutableNode(concat).inputs = {a, kNoNode};
+  EXPECT_EQ(shown(), "x=a y=open scale=10 ");
+  g.mutableNode(concat).inputs = {kNoNode, in};
+  EXPECT_EQ(shown(), "x=open y=input scale=10 ");
+  const auto slots = groupOperandSlots(g, call);
+  ASSERT_EQ(slots.size(), 2u);
+  EXPECT_EQ(slots[1], (OperandSlot{"y", concat, 1}));
+}
+
 }  // namespace
 }  // namespace lsrl

@@ -4,8 +4,11 @@
         --set layers=3 --seed 1 -o mingru.safetensors
 
 ``lsrl train`` runs this with the right interpreter and PYTHONPATH. It prints one JSON
-line per log interval ({"step", "loss", "accuracy", "tokens_per_s", "eta_s", ...}) and
-writes the same lines to the log beside the checkpoint (W.log.jsonl). Ctrl-C (or SIGTERM)
+line after the first step and per log interval ({"step", "loss", "accuracy",
+"tokens_per_s", "eta_s", ...}) and writes the same lines to the log beside the checkpoint
+(W.log.jsonl). With --progress it also prints {"event": "progress", "step", "elapsed_s",
+"eta_s"} after every step and {"event": "evaluating", "samples"} before the held-out
+score (stdout only: the explorer's progress bar). Ctrl-C (or SIGTERM)
 saves a checkpoint of the step reached and exits with 130. Adam with gradient-norm
 clipping, warm-up then cosine decay; CPU. The seed fixes the initialisation (the C++
 seeded init of config seed = --seed unless the config sets one), the batches and so the
@@ -48,6 +51,8 @@ def parse_args(argv):
     p.add_argument("--warmup", type=int, default=100, help="steps of linear warm-up")
     p.add_argument("--weight-decay", type=float, default=0.0)
     p.add_argument("--log-every", type=int, default=50)
+    p.add_argument("--progress", action="store_true",
+                   help="print a progress record after every step (not logged)")
     p.add_argument("--eval-samples", type=int, default=500, help="held-out score at the end")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     p.add_argument("--dtype", choices=["float32", "float64"], default="float32")
@@ -164,7 +169,8 @@ def main(argv=None):
 
     emit({"event": "start", "model": model.kind, "task": task, "config": model.config,
           "steps": args.steps, "seed": args.seed, "batch": args.batch, "lr": args.lr,
-          "clip": args.clip, "dtype": args.dtype, "threads": torch.get_num_threads()})
+          "clip": args.clip, "dtype": args.dtype, "threads": torch.get_num_threads(),
+          **({"init": args.init} if args.init else {})})
     base = (args.seed + 1) * TRAIN_SEED_STRIDE
     start = time.monotonic()
     window = {"loss": 0.0, "right": 0, "total": 0, "tokens": 0, "steps": 0, "t0": start}
@@ -188,9 +194,11 @@ def main(argv=None):
             window["total"] += total
             window["tokens"] += x.shape[0] * x.shape[1]
             window["steps"] += 1
-            if (step + 1) % args.log_every == 0 or step + 1 == args.steps:
-                now = time.monotonic()
-                per_step = (now - start) / (step + 1)
+            now = time.monotonic()
+            per_step = (now - start) / (step + 1)
+            # The first step too: a curve (and, fine-tuning, the loaded weights' loss) shows
+            # at once instead of after a whole interval.
+            if step == 0 or (step + 1) % args.log_every == 0 or step + 1 == args.steps:
                 emit({"step": step + 1, "loss": window["loss"] / window["steps"],
                       "accuracy": window["right"] / max(1, window["total"]),
                       "tokens_per_s": window["tokens"] / max(1e-9, now - window["t0"]),
@@ -198,6 +206,10 @@ def main(argv=None):
                       "elapsed_s": now - start, "eta_s": per_step * (args.steps - step - 1)})
                 window = {"loss": 0.0, "right": 0, "total": 0, "tokens": 0, "steps": 0,
                           "t0": now}
+            elif args.progress:
+                print(json.dumps({"event": "progress", "step": step + 1,
+                                  "elapsed_s": now - start,
+                                  "eta_s": per_step * (args.steps - step - 1)}), flush=True)
     except KeyboardInterrupt:
         interrupted = True
     except Stop:
@@ -209,7 +221,11 @@ def main(argv=None):
                 "batch": args.batch, "lr": args.lr, "clip": args.clip, "dtype": args.dtype,
                 "wall_s": round(wall, 2), "interrupted": interrupted,
                 "command": "lsrl train " + " ".join(sys.argv[1:] if argv is None else argv)}
+    if args.init:
+        training["init"] = args.init  # fine-tuned from these weights
     if not interrupted and args.eval_samples > 0:
+        if args.progress:
+            print(json.dumps({"event": "evaluating", "samples": args.eval_samples}), flush=True)
         training["eval_accuracy"] = held_out_accuracy(model, task, args.eval_samples)
         training["eval_samples"] = args.eval_samples
         training["eval_seed"] = 0

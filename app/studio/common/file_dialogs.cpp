@@ -1,4 +1,4 @@
-#include "app/studio/window/file_dialogs.h"
+#include "app/studio/common/file_dialogs.h"
 
 #include <QDir>
 #include <QFileDialog>
