@@ -36,10 +36,12 @@ void renderScreenshot(MainWindow& window, const QString& path, QSize size) {
   settle(50);
   window.layoutRunner()->waitForFinished();
   // With nothing open the start page shows; its example pictures are drawn on a worker.
+  // Only a page on screen is waited for: behind another tab (--model) they never came,
+  // and every model screenshot took the whole 30 s.
   QElapsedTimer waited;
   waited.start();
-  while (window.startPageShown() && window.startPage()->thumbnailsPending() > 0 &&
-         waited.elapsed() < 30000)
+  while (window.startPageShown() && window.startPage()->isVisible() &&
+         window.startPage()->thumbnailsPending() > 0 && waited.elapsed() < 30000)
     settle(20);
   settle(50);
   window.graphView()->fitAll();
