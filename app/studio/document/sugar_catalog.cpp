@@ -442,7 +442,7 @@ std::vector<OperandSlot> groupOperandSlots(const Graph& g, GroupId id) {
   SugarArgs args;
   for (const auto& [name, value] : group.params) {
     const bool known = std::any_of(fn->params.begin(), fn->params.end(),
-                                   [&](const SugarParam& p) { return p.name == name; });
+                                   [&key = name](const SugarParam& p) { return p.name == key; });
     if (known) args[name] = namesNodeOperand(value) ? std::string("node") : value;
   }
   SugarFragment call;
@@ -494,8 +494,9 @@ std::vector<std::pair<std::string, std::string>> paramsAsWired(const Graph& g, G
       continue;
     }
     if (!slots) slots = groupOperandSlots(g, id);
-    const auto slot = std::find_if(slots->begin(), slots->end(),
-                                   [&](const OperandSlot& s) { return s.operand == name; });
+    const auto slot =
+        std::find_if(slots->begin(), slots->end(),
+                     [&key = name](const OperandSlot& s) { return s.operand == key; });
     if (slot == slots->end()) {
       shown.emplace_back(name, value);  // a call the catalogue cannot rebuild: as stored
       continue;
