@@ -18,6 +18,10 @@ constexpr double kGap = 8;
 QString tickText(double v) { return QString::number(v, 'g', 4); }
 }  // namespace
 
+int decimalsForStep(double step) {
+  return std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
+}
+
 std::vector<double> niceTicks(double lo, double hi, int target) {
   std::vector<double> ticks;
   if (!(hi > lo) || target < 1) return ticks;

@@ -78,5 +78,7 @@ class HeatmapWidget : public QWidget {
 
 // "Nice" tick positions (1, 2, 5 × 10^k) covering [lo, hi], about `target` of them.
 std::vector<double> niceTicks(double lo, double hi, int target = 6);
+// The decimals a label needs to tell ticks `step` apart (0 for whole steps, 1 for 0.5, …).
+int decimalsForStep(double step);
 
 }  // namespace lsrl::studio

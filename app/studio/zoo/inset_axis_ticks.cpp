@@ -61,8 +61,7 @@ void setInsetAxisRange(QValue3DAxis* axis, double lo, double hi) {
     axis->setFormatter(formatter);  // the axis owns it
   }
   axis->setRange(static_cast<float>(bottom), static_cast<float>(top));
-  const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
-  formatter->setTicks(std::move(ticks), decimals);
+  formatter->setTicks(std::move(ticks), decimalsForStep(step));
 }
 
 }  // namespace lsrl::studio

@@ -79,6 +79,17 @@ LatticeSphere3d::LatticeSphere3d(QWidget* parent) : QWidget(parent) {
   graph_->scene()->activeCamera()->setZoomLevel(250);
   graph_->activeTheme()->setGridEnabled(false);
   axisLines_ = makeSeries(graph_, QColor(110, 110, 110), 0.01f, QAbstract3DSeries::MeshPoint);
+  // The axes: lines from -1 to +1 through the origin (the same for every run).
+  auto* lines = new QScatterDataArray;
+  constexpr int kAxisPoints = 60;
+  for (size_t a = 0; a < 3; ++a) {
+    for (int k = -kAxisPoints; k <= kAxisPoints; ++k) {
+      Point3 p{};
+      p[a] = static_cast<double>(k) / kAxisPoints;
+      lines->append(QScatterDataItem(toScene(p)));
+    }
+  }
+  axisLines_->dataProxy()->resetArray(lines);
   for (int a = 0; a < 3; ++a) {
     auto* name = new QCustom3DLabel;
     name->setFacingCamera(true);
@@ -145,21 +156,12 @@ void LatticeSphere3d::fitAxes() {
 }
 
 void LatticeSphere3d::placeAxes(double range) {
-  // Lines from -1 to +1 through the origin; names just past +1, inside the box (items
-  // outside the axis ranges are not drawn).
-  auto* lines = new QScatterDataArray;
-  constexpr int kAxisPoints = 60;
+  // Names just past +1, inside the box (items outside the axis ranges are not drawn).
   for (size_t a = 0; a < 3; ++a) {
-    for (int k = -kAxisPoints; k <= kAxisPoints; ++k) {
-      Point3 p{};
-      p[a] = static_cast<double>(k) / kAxisPoints;
-      lines->append(QScatterDataItem(toScene(p)));
-    }
     Point3 tip{};
     tip[a] = std::min(1.08, range * 0.98);
     axisNames_[a]->setPosition(toScene(tip));
   }
-  axisLines_->dataProxy()->resetArray(lines);
 }
 
 void LatticeSphere3d::setStep(int step) {

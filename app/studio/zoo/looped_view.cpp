@@ -299,7 +299,7 @@ void LoopedView::fitPcaAxes() {
     const double length = axis == pc1_ ? area.width() : area.height();
     double step = (axis->max() - axis->min()) / std::max(1, axis->tickCount() - 1);
     for (int tries = 0; tries < 4 && axis->tickCount() > 2; ++tries) {
-      const int decimals = std::clamp(static_cast<int>(-std::floor(std::log10(step) + 1e-9)), 0, 4);
+      const int decimals = std::min(decimalsForStep(step), 4);
       axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
       const QString widest =
           QString::number(-std::max(std::abs(axis->min()), std::abs(axis->max())), 'f', decimals);

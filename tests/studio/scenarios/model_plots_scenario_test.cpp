@@ -16,10 +16,8 @@
 #include "app/studio/plots/series_legend.h"
 #include "app/studio/zoo/inset_axis_ticks.h"
 #include "app/studio/zoo/lattice_view.h"
-#include "app/studio/zoo/model_tab.h"
-#include "app/studio/zoo/model_zoo_panel.h"
 #include "app/studio/zoo/step_chart.h"
-#include "studio/scenarios/scenario_driver.h"
+#include "studio/scenarios/models_driver.h"
 
 namespace lsrl::studio {
 namespace model_plots {  // named: the scenario files share one unity translation unit
@@ -116,22 +114,14 @@ void walkModelPlots(int width, int height) {
   Session s;
   s->resize(width, height);
   settle(200);
-  clickTab(s.window.get(), QStringLiteral("Models"));
-  settle(100);
-  auto* tab = findVisible<ModelTab>(s.window.get());
+  ModelTab* tab = openModelsTab(*s);
   ASSERT_NE(tab, nullptr);
-  QComboBox* kinds = findVisible<QComboBox>(tab, QStringLiteral("ModelKind"));
-  ASSERT_NE(kinds, nullptr);
-  QStringList titles;
-  for (int i = 0; i < kinds->count(); ++i) titles << kinds->itemText(i);
-  for (const QString& title : titles) {
+  for (const QString& title : modelTitles(tab)) {
     const std::string where =
         std::to_string(width) + "x" + std::to_string(height) + " " + title.toStdString();
-    chooseInCombo(kinds, title);
-    click(tab->zoo()->runButton());
-    ASSERT_TRUE(waitUntil([&] { return !tab->isRunning(); }, 60000)) << "the run ends";
-    settle(400);  // the charts lay out, the 3D windows render
-    ASSERT_NE(tab->run(), nullptr) << tab->statusText().toStdString();
+    chooseInCombo(modelBox(tab), title);
+    runModel(tab, 60000);
+    settle(300);  // the charts lay out, the 3D windows render
     for (SeriesLegend* legend : tab->findChildren<SeriesLegend*>())
       if (legend->isVisible()) expectEveryEntryReachable(legend, where);
     for (QChartView* view : tab->findChildren<QChartView*>())

@@ -40,7 +40,7 @@
 #include "app/studio/zoo/trained_checkpoints.h"
 #include "app/studio/zoo/training_chart.h"
 #include "core/seed_models/training_log.h"
-#include "studio/scenarios/scenario_driver.h"
+#include "studio/scenarios/models_driver.h"
 #include "studio/zoo_test_util.h"
 
 namespace lsrl::studio {
@@ -94,33 +94,11 @@ void expectDrawnOnScreen(QWidget* popup, const QString& name) {
 
 // ---- the Models tab --------------------------------------------------------------------
 
-ModelTab* openModelsTab(MainWindow& w) {
-  clickTab(&w, QStringLiteral("Models"));
-  settle(100);
-  return findVisible<ModelTab>(&w);
-}
-
-QComboBox* modelBox(ModelTab* tab) {
-  return findVisible<QComboBox>(tab, QStringLiteral("ModelKind"));
-}
-
 // Picks `title` in the Model box as a person does: clicks the box, checks that its list
 // draws, moves to the entry and clicks it.
 void pickModel(ModelTab* tab, const QString& title, const QString& checkpointName) {
   chooseInCombo(modelBox(tab), title,
                 [&](QWidget* list) { expectDrawnOnScreen(list, checkpointName); });
-}
-
-// Presses Run and waits for the run to end; the status then names the model.
-void runModel(ModelTab* tab) {
-  // A real button press on an inactive window activates it (Qt's xcb plugin does so); a
-  // dialog that closed left no window active here, and QTest's click does not go through X.
-  tab->window()->activateWindow();
-  EXPECT_TRUE(QTest::qWaitForWindowActive(tab->window(), 2000));
-  click(tab->zoo()->runButton());
-  ASSERT_TRUE(waitUntil([&] { return !tab->isRunning(); }, 120000)) << "the run ends";
-  settle(100);
-  ASSERT_NE(tab->run(), nullptr) << tab->statusText().toStdString();
 }
 
 // Replaces a field's text as a person does: select it all with the keys, then type.

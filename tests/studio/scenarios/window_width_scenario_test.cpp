@@ -11,9 +11,8 @@
 #include "app/studio/editor/graph_view.h"
 #include "app/studio/window/start_page.h"
 #include "app/studio/window/start_page_entry.h"
-#include "app/studio/zoo/model_tab.h"
-#include "app/studio/zoo/model_zoo_panel.h"
 #include "studio/scenarios/editor_driver.h"
+#include "studio/scenarios/models_driver.h"
 
 namespace lsrl::studio {
 namespace window_width {  // named: the scenario files share one unity translation unit
@@ -97,16 +96,10 @@ void selectLinState(Session& s) {
 void runEveryModel(Session& s, int width) {
   auto* tab = findVisible<ModelTab>(s.window.get());
   ASSERT_NE(tab, nullptr);
-  QComboBox* kinds = findVisible<QComboBox>(tab, QStringLiteral("ModelKind"));
-  ASSERT_NE(kinds, nullptr);
-  QStringList titles;
-  for (int i = 0; i < kinds->count(); ++i) titles << kinds->itemText(i);
-  for (const QString& title : titles) {
-    chooseInCombo(kinds, title);
-    click(tab->zoo()->runButton());
-    ASSERT_TRUE(waitUntil([&] { return !tab->isRunning(); }, 60000)) << "the run ends";
-    settle(200);
-    EXPECT_NE(tab->run(), nullptr) << tab->statusText().toStdString();
+  for (const QString& title : modelTitles(tab)) {
+    chooseInCombo(modelBox(tab), title);
+    runModel(tab, 60000);
+    settle(100);
     expectWindowKept(*s, width, "after running " + title.toStdString());
   }
 }
