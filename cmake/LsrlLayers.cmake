@@ -8,14 +8,27 @@
 #    include of a folder the layer did not declare fails to compile ("No such file").
 set(LSRL_LAYER_ROOT ${CMAKE_BINARY_DIR}/layers)
 
-# Publishes core/<folder>'s headers to `target` and whatever links it.
-function(lsrl_publish_layer_headers target folder)
-  set(root ${LSRL_LAYER_ROOT}/${folder})
-  file(MAKE_DIRECTORY ${root}/core)
-  if(NOT EXISTS ${root}/core/${folder})
-    file(CREATE_LINK ${CMAKE_SOURCE_DIR}/core/${folder} ${root}/core/${folder} SYMBOLIC)
+# Publishes <top>/<folder>'s headers (core/io, app/cli, ...) to `target` and whatever links
+# it, on an include root that holds that folder alone: <roots>/<folder>/<top>/<folder>.
+function(lsrl_publish_headers target roots top folder)
+  set(root ${roots}/${folder})
+  file(MAKE_DIRECTORY ${root}/${top})
+  if(NOT EXISTS ${root}/${top}/${folder})
+    file(CREATE_LINK ${CMAKE_SOURCE_DIR}/${top}/${folder} ${root}/${top}/${folder} SYMBOLIC)
   endif()
   target_include_directories(${target} PUBLIC ${root})
+endfunction()
+
+# Publishes core/<folder>'s headers to `target` and whatever links it.
+function(lsrl_publish_layer_headers target folder)
+  lsrl_publish_headers(${target} ${LSRL_LAYER_ROOT} core ${folder})
+endfunction()
+
+# The same for a library of app/ (docs/architecture.md, "The applications' libraries"):
+# app/layout sees core only, app/cli core and layout, so that an include of app/studio
+# there fails to compile.
+function(lsrl_publish_app_headers target folder)
+  lsrl_publish_headers(${target} ${CMAKE_BINARY_DIR}/app-roots app ${folder})
 endfunction()
 
 # Checks that every layer `folder` names is declared already.

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <sstream>
 
 #include "core/util/error.h"
+#include "core/util/quote_input.h"
 
 namespace lsrl::cli {
 
@@ -15,6 +17,12 @@ const OptionSpec* findOption(const CommandSpec& spec, const std::string& name) {
     if (o.name == name) return &o;
   }
   return nullptr;
+}
+
+std::string numberText(double x) {
+  std::ostringstream s;
+  s << x;
+  return s.str();
 }
 
 }  // namespace
@@ -29,15 +37,31 @@ int parseIntValue(const std::string& text, const std::string& what, long long lo
   }
   if (used == 0 || used != text.size() || v < lo || v > hi) {
     throw Error(what + " expects an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
-                ", got \"" + text + "\"");
+                ", got " + quoteInput(text));
   }
   return static_cast<int>(v);
 }
 
+double parseNumberValue(const std::string& text, const std::string& what, double lo, double hi,
+                        bool loOpen) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {  // not a number, or out of a double's range
+    used = 0;
+  }
+  const bool inRange = std::isfinite(v) && (loOpen ? v > lo : v >= lo) && v <= hi;
+  if (used == 0 || used != text.size() || !inRange)
+    throw Error(what + " expects a finite number " + (loOpen ? "> " : "≥ ") + numberText(lo) +
+                " and ≤ " + numberText(hi) + ", got " + quoteInput(text));
+  return v;
+}
+
 uint64_t parseByteSize(const std::string& text, const std::string& what) {
   const auto fail = [&]() {
-    return Error(what + " expects a size such as 512M, 8G or 1000000 (bytes), got \"" + text +
-                 "\"");
+    return Error(what + " expects a size such as 512M, 8G or 1000000 (bytes), got " +
+                 quoteInput(text));
   };
   size_t digits = 0;
   while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
@@ -100,7 +124,7 @@ std::optional<Args> Args::parse(const CommandSpec& spec, const std::vector<std::
     }
     const OptionSpec* opt = findOption(spec, name);
     if (opt == nullptr) {
-      throw Error("unknown option --" + name + " (see --help)");
+      throw Error("unknown option " + quoteInput("--" + name) + " (see --help)");
     }
     if (opt->valueName.empty()) {
       if (value) throw Error("option --" + name + " takes no value");
@@ -153,7 +177,7 @@ std::map<std::string, std::string> Args::keyValues(const std::string& name) cons
   for (const std::string& s : all(name)) {
     const size_t eq = s.find('=');
     if (eq == std::string::npos || eq == 0) {
-      throw Error("--" + name + " expects key=value, got \"" + s + "\"");
+      throw Error("--" + name + " expects key=value, got " + quoteInput(s));
     }
     kv[s.substr(0, eq)] = s.substr(eq + 1);
   }

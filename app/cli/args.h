@@ -56,6 +56,11 @@ std::optional<Args> parseOrHelp(const CommandSpec& spec, const std::vector<std::
 // An integer option value in [lo, hi]; throws lsrl::Error naming `what` otherwise.
 int parseIntValue(const std::string& text, const std::string& what, long long lo, long long hi);
 
+// A finite number option value in [lo, hi] ((lo, hi] when loOpen); throws lsrl::Error
+// naming `what` otherwise (nan, inf, 1e999, trailing text).
+double parseNumberValue(const std::string& text, const std::string& what, double lo, double hi,
+                        bool loOpen = false);
+
 // A size in bytes: a whole number with an optional binary unit K, M, G or T (also
 // written KiB, MB, ...; 1K = 1024), e.g. "512M", "8G", "1000000". Throws lsrl::Error
 // naming `what` for anything else, zero, or more than 2^60 bytes.

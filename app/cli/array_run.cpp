@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "app/cli/fp32_backends.h"
+#include "app/cli/nonfinite_watch.h"
 #include "app/cli/progress_printer.h"
 #include "app/cli/runnable_file.h"
 #include "core/executor/executor.h"
@@ -74,10 +77,11 @@ class OutputArray {
 };
 
 // The array's sequences as a batch runner's blocks: decoded, converted to Scalar (a value
-// fp32 cannot hold is refused, naming the file), outputs to `out`.
+// fp32 cannot hold is refused, naming the file), outputs to `out` unless the watch refuses
+// the run.
 template <class Scalar>
 SequenceBlocks<Scalar> arrayBlocks(const TokenArray& in, OutputArray& out,
-                                   std::vector<double>& scratch) {
+                                   std::vector<double>& scratch, const NonFiniteWatch& watch) {
   SequenceBlocks<Scalar> blocks;
   blocks.sequences = in.sequences();
   blocks.steps = in.steps();
@@ -96,7 +100,8 @@ SequenceBlocks<Scalar> arrayBlocks(const TokenArray& in, OutputArray& out,
       }
     }
   };
-  blocks.take = [&out](size_t, size_t count, std::span<const Scalar> outputs) {
+  blocks.take = [&out, &watch](size_t, size_t count, std::span<const Scalar> outputs) {
+    watch.refuseIfFound();
     out.take(outputs, count);
   };
   return blocks;
@@ -114,10 +119,11 @@ FloatSequence floatSequence(const TokenArray& in, size_t sequence, std::vector<d
 }
 
 // The float64 or exact executor over chunks of sequences on all threads; exact outputs are
-// rounded once to the nearest double.
+// rounded once to the nearest double. Float64 chunks offer their first non-finite value
+// to `watch` (null for exact runs).
 template <class V>
 void runOnExecutor(const std::shared_ptr<const Plan>& plan, const TokenArray& in, OutputArray& out,
-                   int threads) {
+                   int threads, NonFiniteWatch* watch) {
   const size_t perChunk = std::max<size_t>(1, kChunkTokens / in.steps());
   std::vector<double> scratch, rows;
   for (size_t first = 0; first < in.sequences(); first += perChunk) {
@@ -132,7 +138,16 @@ void runOnExecutor(const std::shared_ptr<const Plan>& plan, const TokenArray& in
       }
     }
     rows.clear();
-    for (const auto& sequence : runBatch<V>(plan, chunk, BatchOptions{threads}))
+    std::optional<NonFiniteSite> site;
+    BatchOptions batch{threads};
+    if (watch != nullptr) batch.nonFinite = &site;
+    const auto outputs = runBatch<V>(plan, chunk, batch);
+    if (watch != nullptr && site) {
+      site->sequence += first;
+      watch->offer(std::move(*site));
+      watch->refuseIfFound();
+    }
+    for (const auto& sequence : outputs)
       for (const auto& row : sequence)
         for (const V& x : row) {
           if constexpr (std::is_same_v<V, double>) {
@@ -156,58 +171,68 @@ nlohmann::ordered_json runArrayFile(const std::string& file, const std::string& 
   const Tensor::DType dtype = batched && !options.fp64 ? Tensor::F32 : Tensor::F64;
   const TokenArray in = readTokenArray(inputPath);
   std::vector<double> scratch;
+  const bool weights = isWeightFile(file);
+  if (weights && exact)
+    throw Error(file +
+                " holds a target architecture's float64 weights: --backend exact needs "
+                "the compiled model (lsrl compile --backend exact)");
+  bool compiled = false;
+  const std::optional<Graph> graph =
+      weights ? std::nullopt
+              : std::optional<Graph>(loadRunnableGraph(file, exact, Validation::Refuse, &compiled));
+  // The graph names the watch's nodes (and replays fp64 runs).
+  NonFiniteWatch watch(options.allowNonFinite,
+                       !batched ? "float64" : (options.fp64 ? "fp64" : "fp32"),
+                       in.fileShape().size() == 3, graph ? &*graph : nullptr);
   std::unique_ptr<OutputArray> out;
   auto openOutput = [&](int outputWidth) {
     out = std::make_unique<OutputArray>(outputPath, in, outputWidth, dtype, options.progress);
   };
 
-  if (isWeightFile(file)) {
-    if (exact)
-      throw Error(file +
-                  " holds a target architecture's float64 weights: --backend exact needs "
-                  "the compiled model (lsrl compile --backend exact)");
+  if (weights) {
     const FloatTargetModel model = loadTargetWeights(file);
     requireWidth(in, model.inputDim(), file);
     openOutput(model.outputDim());
     if (batched) {
-      runFp32(float_batch::layerProgramFromTarget(model), arrayBlocks<float>(in, *out, scratch),
-              fp32Backend);
+      runFp32(float_batch::layerProgramFromTarget(model),
+              arrayBlocks<float>(in, *out, scratch, watch), fp32Backend, nullptr, &watch);
     } else {
       std::vector<double> rows;
       for (size_t s = 0; s < in.sequences(); ++s) {
         rows.clear();
-        for (const auto& row : model.run(floatSequence(in, s, scratch)))
-          rows.insert(rows.end(), row.begin(), row.end());
+        const auto outputs = model.run(floatSequence(in, s, scratch));
+        watch.offerOutputs(s, outputs);
+        watch.refuseIfFound();
+        for (const auto& row : outputs) rows.insert(rows.end(), row.begin(), row.end());
         out->take(std::span<const double>(rows), 1);
       }
     }
   } else {
-    bool compiled = false;
-    const Graph graph = loadRunnableGraph(file, exact, Validation::Refuse, &compiled);
     if (options.fp64) {
-      const float_batch::LayerProgram64 program = float_batch::layerProgramFromPath<double>(graph);
+      const float_batch::LayerProgram64 program = float_batch::layerProgramFromPath<double>(*graph);
       requireWidth(in, program.inputWidth, file);
       openOutput(program.outputWidth);
-      runVulkanFp64(program, arrayBlocks<double>(in, *out, scratch));
+      runVulkanFp64(program, arrayBlocks<double>(in, *out, scratch, watch), nullptr, &watch);
     } else if (batched) {
-      const float_batch::LayerProgram program = float_batch::layerProgramFromPath(graph);
+      const float_batch::LayerProgram program = float_batch::layerProgramFromPath(*graph);
       requireWidth(in, program.inputWidth, file);
       openOutput(program.outputWidth);
-      runFp32(program, arrayBlocks<float>(in, *out, scratch), fp32Backend);
+      runFp32(program, arrayBlocks<float>(in, *out, scratch, watch), fp32Backend, nullptr, &watch);
     } else {
       PlanOptions planOptions;
       planOptions.exact = exact;
       planOptions.allowHugeSparse = compiled;  // validated by loadRunnableGraph
-      const auto plan = Plan::make(graph, planOptions);
+      const auto plan = Plan::make(*graph, planOptions);
       requireWidth(in, plan->inputWidth(), file);
       openOutput(plan->outputWidth());
       if (exact) {
-        runOnExecutor<Exact>(plan, in, *out, options.threads);
+        runOnExecutor<Exact>(plan, in, *out, options.threads, nullptr);
       } else {
-        runOnExecutor<double>(plan, in, *out, options.threads);
+        runOnExecutor<double>(plan, in, *out, options.threads, &watch);
       }
     }
   }
+  watch.finish(std::cerr);
   out->commit();
 
   nlohmann::ordered_json line;

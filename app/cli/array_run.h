@@ -19,11 +19,13 @@ struct ArrayRunOptions {
   bool fp64 = false;                // --precision fp64 (vulkan, compiled models)
   int threads = 0;                  // the CPU executors' chunks (0: all cores)
   bool progress = false;            // progress lines on stderr
+  bool allowNonFinite = false;      // --allow-nonfinite (nonfinite_watch.h)
 };
 
 // Returns the line `lsrl run` prints: backend, precision, input, output, shape and dtype.
 // Throws lsrl::Error naming the input file for what is wrong with it (as tokenArrayFromBytes
-// does, and a width other than the model's), and the errors of the JSON path otherwise.
+// does, and a width other than the model's), and the errors of the JSON path otherwise; a
+// float run that computes a non-finite value is refused (no OUT written) unless allowed.
 nlohmann::ordered_json runArrayFile(const std::string& file, const std::string& inputPath,
                                     const std::string& outputPath, const ArrayRunOptions& options);
 

@@ -13,6 +13,7 @@
 
 #include "app/cli/bench_timing.h"
 #include "app/cli/timeline_report.h"
+#include "app/cli/warn_once.h"
 #include "core/compiler/compiler.h"
 #include "core/executor/executor.h"
 #include "core/float_batch/cpu_runner.h"
@@ -141,6 +142,7 @@ int benchVulkan(const BenchVulkanOptions& o, std::ostream& out) {
   // The calibration's choice for this shape (scan_calibration.h): read from the user's
   // cache, or measured now and cached.
   gpu::ScanCalibration calibration(*dev);
+  warnOnce(calibration.cacheWarning());
   const gpu::ScanMeasurement& chosen =
       calibration.measure(gpu::ScanKernels::timedScanShape(scanShape));
   const std::string chosenName = chosen.path == gpu::ScanPath::Sequential

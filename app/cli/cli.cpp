@@ -1,5 +1,6 @@
 #include "app/cli/cli.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <functional>
@@ -7,6 +8,7 @@
 
 #include "app/cli/commands.h"
 #include "core/util/error.h"
+#include "core/util/quote_input.h"
 
 namespace lsrl::cli {
 
@@ -42,6 +44,42 @@ void printUsage(std::ostream& os) {
   }
 }
 
+constexpr size_t kMaxMessageLine = 300;
+
+// The last safety net of "every message line at most 300 characters": messages bound what
+// they echo where they are made (quoteInput), and a line that is still longer keeps its
+// head and says how much was cut.
+std::string cappedLines(const std::string& message) {
+  std::string out;
+  size_t start = 0;
+  while (start <= message.size()) {
+    const size_t newline = std::min(message.find('\n', start), message.size());
+    const std::string_view line(message.data() + start, newline - start);
+    size_t characters = 0;
+    size_t cut = line.size();
+    constexpr size_t kKept = kMaxMessageLine - 40;  // room for the note
+    for (size_t i = 0; i < line.size(); ++i) {
+      if ((static_cast<unsigned char>(line[i]) & 0xC0) == 0x80) continue;  // inside a character
+      if (characters == kKept) cut = i;
+      ++characters;
+    }
+    if (characters <= kMaxMessageLine) {
+      out += line;
+    } else {
+      out += std::string(line.substr(0, cut)) + " [... " + std::to_string(characters - kKept) +
+             " characters left out]";
+    }
+    if (newline == message.size()) break;
+    out += '\n';
+    start = newline + 1;
+  }
+  return out;
+}
+
+void printError(std::ostream& err, const std::string& message) {
+  err << cappedLines(message) << "\n";
+}
+
 }  // namespace
 
 int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -64,17 +102,17 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
       }
       return code;
     } catch (const Error& e) {
-      err << "lsrl " << s.name << ": error: " << e.what() << "\n";
+      printError(err, "lsrl " + std::string(s.name) + ": error: " + e.what());
       return 1;
     } catch (const std::bad_alloc&) {
       err << "lsrl " << s.name << ": error: out of memory\n";
       return 1;
     } catch (const std::exception& e) {
-      err << "lsrl " << s.name << ": internal error: " << e.what() << "\n";
+      printError(err, "lsrl " + std::string(s.name) + ": internal error: " + e.what());
       return 3;
     }
   }
-  err << "lsrl: unknown command \"" << args[0] << "\"\n";
+  printError(err, "lsrl: unknown command " + quoteInput(args[0]));
   printUsage(err);
   return 2;
 }

@@ -25,6 +25,9 @@
 #include "core/targets/targets.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/folder_lock.h"
+#include "core/util/out_of_memory.h"
+#include "core/util/quote_input.h"
 #include "core/util/thousands.h"
 
 namespace lsrl::cli {
@@ -52,6 +55,7 @@ std::string programName(const std::string& path, const nlohmann::json& metadata)
 
 // Removes a JSON file written by this command and its sidecar, if any.
 void removeWithSidecar(const std::string& path) {
+  FolderLock lock(path, FolderLock::Kind::Exclusive);  // as a save does (docs/model-format.md)
   std::error_code ignored;
   std::filesystem::remove(path, ignored);
   removeSupersededSidecars(path, "");
@@ -112,7 +116,8 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
                   targetNames());
   }
   nlohmann::json programMetadata;
-  Graph program = loadProgramFile(programPath, &programMetadata);
+  Graph program = whileBuilding("loading " + quotePath(programPath),
+                                [&] { return loadProgramFile(programPath, &programMetadata); });
   PrecisionRequest precision = precisionRequest(*args, programMetadata);
   TargetOptionValues targetValues = targetOptionValues(*args);
   if (precision.fits())  // the box and horizon were (also) for the precision pass
@@ -186,7 +191,9 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
       stopIfInterrupted(finished == WeightsStage::Compile ? "after the compile"
                                                           : "while building the target");
     };
-    result = std::move(compileToWeightsFromCli(program, weights, targetValues).compile);
+    result = whileBuilding("compiling " + quotePath(programPath), [&] {
+      return std::move(compileToWeightsFromCli(program, weights, targetValues).compile);
+    });
     if (history) {
       history->finish(result.steps);
       historyWritten = true;

@@ -13,6 +13,8 @@
 #include "core/targets/targets.h"
 #include "core/targets/weights_file.h"
 #include "core/util/error.h"
+#include "core/util/out_of_memory.h"
+#include "core/util/quote_input.h"
 
 namespace lsrl::cli {
 
@@ -61,7 +63,8 @@ int cmdExport(const Argv& argv, std::ostream& out) {
   }
 
   const std::string modelPath = args->positional()[0];
-  const CompiledModel model = loadModelFile(modelPath);
+  const CompiledModel model =
+      whileBuilding("loading " + quotePath(modelPath), [&] { return loadModelFile(modelPath); });
   requireValidPath(model.path, modelPath);  // the same refusal as lsrl run and lsrl check
   Target target = recordedTarget(model).value_or(defaultTarget(model.path));
   if (args->has("target")) {
@@ -83,7 +86,9 @@ int cmdExport(const Argv& argv, std::ostream& out) {
   weights.targetOptions.sourceName = jsonString(source, "name");
   weights.targetOptions.sourceHash = jsonString(source, "hash");
   weights.targetOptions.precision = model.compiled.value("precision", nlohmann::json());
-  const CompiledWeights built = compileToWeightsFromCli(model.path, weights, optionValues);
+  const CompiledWeights built =
+      whileBuilding("building the weights of " + quotePath(modelPath),
+                    [&] { return compileToWeightsFromCli(model.path, weights, optionValues); });
 
   const TensorFile& file = *built.file;
   const long long values = writeWeightsFile(file, outPath, format);

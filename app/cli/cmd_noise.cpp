@@ -16,6 +16,7 @@
 #include "core/experiments/noise_plot.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/quote_input.h"
 
 namespace lsrl::cli {
 
@@ -32,8 +33,8 @@ std::vector<double> parseSigmas(const std::string& text) {
       used = 0;
     }
     if (used == 0 || used != item.size() || !std::isfinite(v) || v < 0) {
-      throw Error("--sigmas expects non-negative numbers separated by commas, got \"" + item +
-                  "\"");
+      throw Error("--sigmas expects non-negative numbers separated by commas, got " +
+                  quoteInput(item));
     }
     out.push_back(v);
   }

@@ -7,11 +7,13 @@
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
 #include "app/cli/prompt_batch.h"
+#include "core/io/json_util.h"
 #include "core/io/sequence_file.h"
 #include "core/numbers/exact_field.h"
 #include "core/programs/prompts.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/quote_input.h"
 
 namespace lsrl::cli {
 
@@ -27,7 +29,7 @@ uint64_t parseSeed(const Args& args) {
     used = 0;
   }
   if (used == 0 || used != s.size() || s[0] == '-') {
-    throw Error("--seed expects a non-negative integer, got \"" + s + "\"");
+    throw Error("--seed expects a non-negative integer, got " + quoteInput(s));
   }
   return v;
 }
@@ -63,12 +65,7 @@ nlohmann::json intsToJson(const std::vector<int>& v) { return nlohmann::json(v);
 
 // Dictionary files: [[key, value], ...] or {"entries": [{"key": [...], "value": [...]}]}.
 Dictionary loadDictionary(const std::string& path) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(readWholeFile(path));
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(path + ": not valid JSON: " + e.what());
-  }
+  const nlohmann::json doc = io::parseJson(readWholeFile(path), path);
   const nlohmann::json& list = doc.is_object() && doc.contains("entries") ? doc["entries"] : doc;
   if (!list.is_array()) {
     throw Error(path + ": expected an array of [key, value] pairs or {\"entries\": [...]}");
@@ -294,7 +291,7 @@ int cmdPrompt(const Argv& argv, std::ostream& out) {
   const std::string& program = args->positional()[0];
   if (program == "tok2tok") return promptTok2tok(*args, out);
   if (program == "vec2vec") return promptVec2vec(*args, out);
-  throw Error("unknown program \"" + program + "\": prompts exist for vec2vec and tok2tok");
+  throw Error("unknown program " + quoteInput(program) + ": prompts exist for vec2vec and tok2tok");
 }
 
 }  // namespace lsrl::cli

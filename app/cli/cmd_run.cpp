@@ -1,14 +1,17 @@
 // lsrl run FILE --input IN.json [--exact | --backend B [--precision P]] [--trace TRACE.json]
 //          [--threads N] [--progress]
 // lsrl run FILE --input IN.npy|IN.safetensors -o OUT.npy|OUT.safetensors [...] (array_run.h)
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <optional>
 #include <ostream>
 
 #include "app/cli/args.h"
 #include "app/cli/array_run.h"
 #include "app/cli/commands.h"
 #include "app/cli/fp32_backends.h"
+#include "app/cli/nonfinite_watch.h"
 #include "app/cli/progress_printer.h"
 #include "app/cli/runnable_file.h"
 #include "app/cli/streamed_run.h"
@@ -20,6 +23,9 @@
 #include "core/io/sequence_file.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/out_of_memory.h"
+#include "core/util/quote_input.h"
+#include "core/util/thousands.h"
 
 namespace lsrl::cli {
 
@@ -50,18 +56,35 @@ bool wantsFp64(const Args& args, const std::string& backend, bool weights) {
   return fp64;
 }
 
+// "running 3,000,000 tokens in 1 sequence on cpu32": what a whole-batch run holds, for its
+// out-of-memory message.
+std::string runningText(const SequenceBatch& batch, const std::string& backend) {
+  size_t tokens = 0;
+  for (const ExactSequence& s : batch.sequences) tokens += s.size();
+  const size_t n = batch.sequences.size();
+  return "running " + withThousands(tokens) + " tokens in " + withThousands(n) +
+         (n == 1 ? " sequence on " : " sequences on ") + backend;
+}
+
 // Runs every sequence with one executor, recording each node's value at each step;
 // returns the outputs as JSON rows and fills `traces` (one per sequence). The runs
-// without --trace are streamed (streamed_run.h).
+// without --trace are streamed (streamed_run.h). Float64 runs offer their first
+// non-finite value to `watch`.
 template <class V>
 nlohmann::json runTraced(const std::shared_ptr<const Plan>& plan,
                          const std::vector<std::vector<std::vector<V>>>& sequences,
-                         std::vector<Trace<V>>& traces) {
+                         std::vector<Trace<V>>& traces, NonFiniteWatch* watch) {
   Executor<V> ex(plan);
+  ex.watchNonFinite(watch != nullptr);
   traces.resize(sequences.size());
   nlohmann::json rows = nlohmann::json::array();
   for (size_t i = 0; i < sequences.size(); ++i) {
     const auto out = ex.run(sequences[i], &traces[i]);
+    if (watch != nullptr && ex.nonFiniteSite()) {
+      NonFiniteSite site = *ex.nonFiniteSite();
+      site.sequence = i;
+      watch->offer(std::move(site));
+    }
     if constexpr (std::is_same_v<V, double>) {
       rows.push_back(doubleRowsToJson(out));
     } else {
@@ -72,9 +95,9 @@ nlohmann::json runTraced(const std::shared_ptr<const Plan>& plan,
 }
 
 // The float64 or exact DAG executor over every sequence (the plan built once), writing
-// the traces to `tracePath`.
+// the traces to `tracePath` unless the watch refuses the run.
 nlohmann::json runWithTrace(const Graph& graph, bool compiled, const SequenceBatch& batch,
-                            bool exact, const std::string& tracePath) {
+                            bool exact, const std::string& tracePath, NonFiniteWatch* watch) {
   long long inputConductor = 4;
   for (const ExactSequence& s : batch.sequences)
     for (const ExactVector& row : s)
@@ -89,13 +112,14 @@ nlohmann::json runWithTrace(const Graph& graph, bool compiled, const SequenceBat
   std::string traceText;
   if (exact) {
     std::vector<ExactTrace> traces;
-    rows = runTraced<Exact>(plan, batch.sequences, traces);
+    rows = runTraced<Exact>(plan, batch.sequences, traces, nullptr);
     traceText = tracesToJson(graph, traces).dump();
   } else {
     std::vector<FloatSequence> seqs;
     for (const ExactSequence& s : batch.sequences) seqs.push_back(floatTokens(s));
     std::vector<FloatTrace> traces;
-    rows = runTraced<double>(plan, seqs, traces);
+    rows = runTraced<double>(plan, seqs, traces, watch);
+    watch->refuseIfFound();
     traceText = tracesToJson(graph, traces).dump();
   }
   writeFileAtomically(tracePath, traceText + "\n");
@@ -137,6 +161,9 @@ int cmdRun(const Argv& argv, std::ostream& out) {
        {"backend", "B", "float64 (default), exact, cpu32 or vulkan"},
        {"precision", "P", "fp32 (default) or fp64 = float64 (vulkan, compiled models)"},
        {"trace", "TRACE.json", "also write every node's value at every step"},
+       {"allow-nonfinite", "",
+        "print the outputs of a float run that overflows to infinity or NaN (refused by "
+        "default), with a warning naming where it started"},
        {"threads", "N", "threads for a batch (default: all cores)"},
        {"progress", "", "print progress to stderr even when it is not a terminal"}},
       1,
@@ -161,6 +188,8 @@ int cmdRun(const Argv& argv, std::ostream& out) {
 
   const std::string& file = args->positional()[0];
   const bool fp64 = wantsFp64(*args, backend, isWeightFile(file));
+  if (exact && args->has("allow-nonfinite"))
+    throw Error("--allow-nonfinite is for the float backends: exact values are always finite");
   const std::string& input = args->get("input");
   if (args->has("o") && !arrayFormatOf(input))
     throw Error(
@@ -183,6 +212,7 @@ int cmdRun(const Argv& argv, std::ostream& out) {
     options.fp64 = fp64;
     options.threads = threads;
     options.progress = ProgressPrinter::wanted(args->has("progress"));
+    options.allowNonFinite = args->has("allow-nonfinite");
     out << runArrayFile(file, input, args->get("o"), options).dump() << "\n";
     return 0;
   }
@@ -195,43 +225,61 @@ int cmdRun(const Argv& argv, std::ostream& out) {
     options.threads = threads;
     options.progress = ProgressPrinter::wanted(args->has("progress"));
     const Graph graph = loadRunnableGraph(file, exact, Validation::Refuse, &options.compiled);
+    NonFiniteWatch watch(args->has("allow-nonfinite"), "float64", shape.isBatch, &graph);
+    if (!exact) options.watch = &watch;
     runStreamed(graph, args->get("input"), shape, options, out);
+    watch.finish(std::cerr);
     return 0;
   }
   const SequenceBatch batch = loadSequenceFile(args->get("input"));
+  const bool weights = isWeightFile(file);
+  if (weights && exact)
+    throw Error(file +
+                " holds a target architecture's float64 weights: --backend exact needs "
+                "the compiled model (lsrl compile --backend exact)");
+  if (weights && args->has("trace"))
+    throw Error("--trace needs a program or a compiled model (.json), not weights");
+  bool compiled = false;
+  const std::string loading = "loading " + quotePath(file);
+  const std::optional<Graph> graph =
+      weights ? std::nullopt : std::optional<Graph>(whileBuilding(loading, [&] {
+        return loadRunnableGraph(file, exact, Validation::Refuse, &compiled);
+      }));
+  // The graph names the watch's nodes (and replays fp64 runs).
+  NonFiniteWatch watch(args->has("allow-nonfinite"),
+                       !batched ? "float64" : (fp64 ? "fp64" : "fp32"), batch.isBatch,
+                       graph ? &*graph : nullptr);
   const Fp32Backend fp32Backend = backend == "vulkan" ? Fp32Backend::Vulkan : Fp32Backend::Cpu;
   nlohmann::json rows = nlohmann::json::array();
-  if (isWeightFile(file)) {
-    if (exact)
-      throw Error(file +
-                  " holds a target architecture's float64 weights: --backend exact needs "
-                  "the compiled model (lsrl compile --backend exact)");
-    if (args->has("trace"))
-      throw Error("--trace needs a program or a compiled model (.json), not weights");
-    const FloatTargetModel model = loadTargetWeights(file);
-    if (batched) {
-      for (const auto& o :
-           runFp32(float_batch::layerProgramFromTarget(model), batch.sequences, fp32Backend))
+  whileBuilding(runningText(batch, backend), [&] {
+    if (weights) {
+      const FloatTargetModel model =
+          whileBuilding(loading, [&] { return loadTargetWeights(file); });
+      if (batched) {
+        for (const auto& o : runFp32(float_batch::layerProgramFromTarget(model), batch.sequences,
+                                     fp32Backend, nullptr, &watch))
+          rows.push_back(doubleRowsToJson(o));
+      } else {
+        for (size_t i = 0; i < batch.sequences.size(); ++i) {
+          const auto outputs = model.run(floatTokens(batch.sequences[i]));
+          watch.offerOutputs(i, outputs);
+          rows.push_back(doubleRowsToJson(outputs));
+        }
+      }
+    } else if (fp64) {
+      for (const auto& o : runVulkanFp64(float_batch::layerProgramFromPath<double>(*graph),
+                                         batch.sequences, nullptr, &watch))
         rows.push_back(doubleRowsToJson(o));
-    } else {
-      for (const ExactSequence& s : batch.sequences)
-        rows.push_back(doubleRowsToJson(model.run(floatTokens(s))));
+    } else if (batched) {
+      for (const auto& o : runFp32(float_batch::layerProgramFromPath(*graph), batch.sequences,
+                                   fp32Backend, nullptr, &watch))
+        rows.push_back(doubleRowsToJson(o));
+    } else {  // --trace (the runs without it were streamed above)
+      rows = runWithTrace(*graph, compiled, batch, exact, args->get("trace"),
+                          exact ? nullptr : &watch);
     }
-  } else if (fp64) {
-    const Graph graph = loadRunnableGraph(file, exact);
-    for (const auto& o :
-         runVulkanFp64(float_batch::layerProgramFromPath<double>(graph), batch.sequences))
-      rows.push_back(doubleRowsToJson(o));
-  } else if (batched) {
-    const Graph graph = loadRunnableGraph(file, exact);
-    for (const auto& o :
-         runFp32(float_batch::layerProgramFromPath(graph), batch.sequences, fp32Backend))
-      rows.push_back(doubleRowsToJson(o));
-  } else {  // --trace (the runs without it were streamed above)
-    bool compiled = false;
-    const Graph graph = loadRunnableGraph(file, exact, Validation::Refuse, &compiled);
-    rows = runWithTrace(graph, compiled, batch, exact, args->get("trace"));
-  }
+  });
+  watch.finish(std::cerr);
   nlohmann::ordered_json result;
   if (batched) {
     result["backend"] = backend;

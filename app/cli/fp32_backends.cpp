@@ -6,11 +6,15 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <type_traits>
 
+#include "app/cli/nonfinite_watch.h"
+#include "app/cli/warn_once.h"
 #include "core/float_batch/cpu_runner.h"
 #include "core/util/error.h"
+#include "core/util/nonfinite.h"
 #ifdef LSRL_HAVE_VULKAN
 #include "core/gpu/layer_runner.h"
 #include "core/gpu/scan_calibration.h"
@@ -25,14 +29,16 @@ namespace {
 constexpr size_t kMaxSequencesPerBatch = 4096;
 
 // One batch of equal-length sequences through a runner: [B][T][inputWidth] tokens in,
-// [B][T][outputWidth] out.
+// [B][T][outputWidth] out; with `nonFinite`, the batch's first value that is not finite
+// (its sequence counted in the batch).
 template <class Scalar>
-using RunBatch =
-    std::function<std::vector<Scalar>(const float_batch::SeriesShape&, std::span<const Scalar>)>;
+using RunBatch = std::function<std::vector<Scalar>(
+    const float_batch::SeriesShape&, std::span<const Scalar>, std::optional<NonFiniteSite>*)>;
 
 template <class Scalar>
 void runBlocks(const float_batch::BasicLayerProgram<Scalar>& program,
-               const SequenceBlocks<Scalar>& blocks, const RunBatch<Scalar>& run) {
+               const SequenceBlocks<Scalar>& blocks, const RunBatch<Scalar>& run,
+               NonFiniteWatch* watch) {
   if (blocks.steps == 0) return;  // empty sequences have no outputs
   std::vector<Scalar> tokens;
   const size_t perSequence = blocks.steps * static_cast<size_t>(program.inputWidth);
@@ -42,7 +48,14 @@ void runBlocks(const float_batch::BasicLayerProgram<Scalar>& program,
     blocks.fill(first, count, tokens);
     const float_batch::SeriesShape shape{static_cast<int>(count), static_cast<int>(blocks.steps),
                                          program.inputWidth};
-    blocks.take(first, count, run(shape, tokens));
+    std::optional<NonFiniteSite> site;
+    const std::vector<Scalar> outputs = run(shape, tokens, watch != nullptr ? &site : nullptr);
+    if (site) {
+      const size_t k = first + site->sequence;
+      site->sequence = blocks.inputIndex ? blocks.inputIndex(k) : k;
+      watch->offer(std::move(*site));
+    }
+    blocks.take(first, count, outputs);
   }
 }
 
@@ -50,7 +63,8 @@ void runBlocks(const float_batch::BasicLayerProgram<Scalar>& program,
 template <class Scalar>
 std::vector<std::vector<std::vector<double>>> runInBatches(
     const float_batch::BasicLayerProgram<Scalar>& program,
-    const std::vector<ExactSequence>& sequences, const RunBatch<Scalar>& run) {
+    const std::vector<ExactSequence>& sequences, const RunBatch<Scalar>& run,
+    NonFiniteWatch* watch) {
   std::map<size_t, std::vector<size_t>> byLength;  // T → sequence indices
   for (size_t i = 0; i < sequences.size(); ++i) byLength[sequences[i].size()].push_back(i);
   std::vector<std::vector<std::vector<double>>> outputs(sequences.size());
@@ -85,9 +99,52 @@ std::vector<std::vector<std::vector<double>>> runInBatches(
         }
       }
     };
-    runBlocks<Scalar>(program, blocks, run);
+    blocks.inputIndex = [&sameLength = sameLength](size_t k) { return sameLength[k]; };
+    runBlocks<Scalar>(program, blocks, run, watch);
   }
   return outputs;
+}
+
+// The first non-finite value of a device batch: the first non-finite output, its sequence
+// run again on the CPU twin (the fp32 CPU runner; the float64 executor of the watch's graph
+// for fp64) to find the token and layer where it started, since the device keeps no layer's
+// values. Null when every output is finite.
+template <class Scalar>
+std::optional<NonFiniteSite> locateOnTwin(const float_batch::BasicLayerProgram<Scalar>& program,
+                                          const float_batch::SeriesShape& shape,
+                                          std::span<const Scalar> tokens,
+                                          std::span<const Scalar> outputs,
+                                          const NonFiniteWatch& watch) {
+  const size_t at = firstNonFinite(outputs);
+  if (at == outputs.size()) return std::nullopt;
+  const size_t width = static_cast<size_t>(program.outputWidth);
+  const size_t steps = static_cast<size_t>(shape.steps);
+  const size_t sequence = at / width / steps;
+  const size_t perSequence = steps * static_cast<size_t>(program.inputWidth);
+  const std::span<const Scalar> own = tokens.subspan(sequence * perSequence, perSequence);
+  std::optional<NonFiniteSite> site;
+  if constexpr (std::is_same_v<Scalar, float>) {
+    float_batch::CpuRunOptions options;
+    options.threads = 1;
+    options.nonFinite = &site;
+    float_batch::runLayersCpu(program, {1, shape.steps, program.inputWidth}, own, options);
+  } else {
+    std::vector<std::vector<double>> rows(steps);
+    for (size_t t = 0; t < steps; ++t)
+      rows[t].assign(own.begin() + static_cast<std::ptrdiff_t>(t * program.inputWidth),
+                     own.begin() + static_cast<std::ptrdiff_t>((t + 1) * program.inputWidth));
+    site = watch.replayInFloat64(rows);
+  }
+  if (!site) {  // the twin's arithmetic stayed finite: only the output is known
+    site.emplace();
+    site->token = at / width % steps;
+    site->rank = program.layers.size();
+    site->where = "the output (its layer unknown: the CPU twin stays finite)";
+    site->component = at % width;
+    site->value = outputs[at];
+  }
+  site->sequence = sequence;
+  return site;
 }
 
 // Hands `work` the runner of `program` on `backend`: the CPU runner, or the Vulkan runner of
@@ -95,11 +152,15 @@ std::vector<std::vector<std::vector<double>>> runInBatches(
 // user's calibration.
 template <class Scalar>
 void withRunner(const float_batch::BasicLayerProgram<Scalar>& program, Fp32Backend backend,
-                gpu::Device* device, const std::function<void(const RunBatch<Scalar>&)>& work) {
+                gpu::Device* device, const NonFiniteWatch* watch,
+                const std::function<void(const RunBatch<Scalar>&)>& work) {
   if constexpr (std::is_same_v<Scalar, float>) {
     if (backend == Fp32Backend::Cpu) {
-      work([&](const float_batch::SeriesShape& shape, std::span<const float> tokens) {
-        return float_batch::runLayersCpu(program, shape, tokens);
+      work([&](const float_batch::SeriesShape& shape, std::span<const float> tokens,
+               std::optional<NonFiniteSite>* nonFinite) {
+        float_batch::CpuRunOptions options;
+        options.nonFinite = nonFinite;
+        return float_batch::runLayersCpu(program, shape, tokens, options);
       });
       return;
     }
@@ -114,15 +175,21 @@ void withRunner(const float_batch::BasicLayerProgram<Scalar>& program, Fp32Backe
   gpu::BasicLayerRunner<Scalar> runner(*device, program);
   gpu::ScanCalibration calibration(*device, gpu::defaultScanCalibrationFile(),
                                    gpu::realOf<Scalar>());
+  warnOnce(calibration.cacheWarning());
   gpu::LayerRunOptions options;
   options.calibration = &calibration;
-  work([&](const float_batch::SeriesShape& shape, std::span<const Scalar> tokens) {
-    return runner.run(shape, tokens, options);
+  work([&](const float_batch::SeriesShape& shape, std::span<const Scalar> tokens,
+           std::optional<NonFiniteSite>* nonFinite) {
+    std::vector<Scalar> outputs = runner.run(shape, tokens, options);
+    if (nonFinite != nullptr && watch != nullptr)
+      *nonFinite = locateOnTwin<Scalar>(program, shape, tokens, outputs, *watch);
+    return outputs;
   });
 #else
   (void)program;
   (void)backend;
   (void)device;
+  (void)watch;
   (void)work;
   if constexpr (std::is_same_v<Scalar, float>)
     throw Error("this lsrl was built without Vulkan (LSRL_WITH_VULKAN=OFF): use --backend cpu32");
@@ -154,34 +221,37 @@ template double deviceInput<double>(double, size_t, size_t, size_t);
 
 std::vector<std::vector<std::vector<double>>> runFp32(const float_batch::LayerProgram& program,
                                                       const std::vector<ExactSequence>& sequences,
-                                                      Fp32Backend backend, gpu::Device* device) {
+                                                      Fp32Backend backend, gpu::Device* device,
+                                                      NonFiniteWatch* watch) {
   std::vector<std::vector<std::vector<double>>> outputs;
-  withRunner<float>(program, backend, device, [&](const RunBatch<float>& run) {
-    outputs = runInBatches<float>(program, sequences, run);
+  withRunner<float>(program, backend, device, watch, [&](const RunBatch<float>& run) {
+    outputs = runInBatches<float>(program, sequences, run, watch);
   });
   return outputs;
 }
 
 void runFp32(const float_batch::LayerProgram& program, const SequenceBlocks<float>& blocks,
-             Fp32Backend backend, gpu::Device* device) {
-  withRunner<float>(program, backend, device,
-                    [&](const RunBatch<float>& run) { runBlocks<float>(program, blocks, run); });
+             Fp32Backend backend, gpu::Device* device, NonFiniteWatch* watch) {
+  withRunner<float>(program, backend, device, watch, [&](const RunBatch<float>& run) {
+    runBlocks<float>(program, blocks, run, watch);
+  });
 }
 
 std::vector<std::vector<std::vector<double>>> runVulkanFp64(
     const float_batch::LayerProgram64& program, const std::vector<ExactSequence>& sequences,
-    gpu::Device* device) {
+    gpu::Device* device, NonFiniteWatch* watch) {
   std::vector<std::vector<std::vector<double>>> outputs;
-  withRunner<double>(program, Fp32Backend::Vulkan, device, [&](const RunBatch<double>& run) {
-    outputs = runInBatches<double>(program, sequences, run);
+  withRunner<double>(program, Fp32Backend::Vulkan, device, watch, [&](const RunBatch<double>& run) {
+    outputs = runInBatches<double>(program, sequences, run, watch);
   });
   return outputs;
 }
 
 void runVulkanFp64(const float_batch::LayerProgram64& program, const SequenceBlocks<double>& blocks,
-                   gpu::Device* device) {
-  withRunner<double>(program, Fp32Backend::Vulkan, device,
-                     [&](const RunBatch<double>& run) { runBlocks<double>(program, blocks, run); });
+                   gpu::Device* device, NonFiniteWatch* watch) {
+  withRunner<double>(program, Fp32Backend::Vulkan, device, watch, [&](const RunBatch<double>& run) {
+    runBlocks<double>(program, blocks, run, watch);
+  });
 }
 
 }  // namespace lsrl::cli

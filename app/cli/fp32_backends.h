@@ -17,6 +17,8 @@ class Device;
 
 namespace lsrl::cli {
 
+class NonFiniteWatch;
+
 enum class Fp32Backend { Cpu, Vulkan };
 
 // Equal-length sequences handed to a batch runner a block at a time, so that a big batch
@@ -30,6 +32,9 @@ struct SequenceBlocks {
   size_t steps = 0;  // at most INT_MAX
   std::function<void(size_t first, size_t count, std::span<Scalar> tokens)> fill;
   std::function<void(size_t first, size_t count, std::span<const Scalar> outputs)> take;
+  // The index in the run's input of block sequence k, for the non-finite watch's messages
+  // (unset: k itself).
+  std::function<size_t(size_t k)> inputIndex;
 };
 
 // One output row per token per sequence, as doubles, of a compiled model's path graph
@@ -38,20 +43,25 @@ struct SequenceBlocks {
 // and there is no device (or no Vulkan in this build). On Vulkan, `device` (default: open
 // the one LSRL_VULKAN_DEVICE picks) runs it, with the scan schedules the user's cached
 // calibration chose (core/gpu/scan_calibration.h; measured on first use).
+// With a `watch`, every block's first non-finite value is offered to it: on the CPU every
+// layer's output is checked; on Vulkan the outputs are, and a sequence with a non-finite
+// output is run again on its CPU twin (the fp32 CPU runner; the float64 executor of the
+// watch's graph for fp64) to find the token and layer where it started.
 std::vector<std::vector<std::vector<double>>> runFp32(const float_batch::LayerProgram& program,
                                                       const std::vector<ExactSequence>& sequences,
                                                       Fp32Backend backend,
-                                                      gpu::Device* device = nullptr);
+                                                      gpu::Device* device = nullptr,
+                                                      NonFiniteWatch* watch = nullptr);
 void runFp32(const float_batch::LayerProgram& program, const SequenceBlocks<float>& blocks,
-             Fp32Backend backend, gpu::Device* device = nullptr);
+             Fp32Backend backend, gpu::Device* device = nullptr, NonFiniteWatch* watch = nullptr);
 
 // The same in fp64 on the Vulkan device (float_batch::layerProgramFromPath<double>). Also throws
 // lsrl::Error naming the device when it has no shaderFloat64.
 std::vector<std::vector<std::vector<double>>> runVulkanFp64(
     const float_batch::LayerProgram64& program, const std::vector<ExactSequence>& sequences,
-    gpu::Device* device = nullptr);
+    gpu::Device* device = nullptr, NonFiniteWatch* watch = nullptr);
 void runVulkanFp64(const float_batch::LayerProgram64& program, const SequenceBlocks<double>& blocks,
-                   gpu::Device* device = nullptr);
+                   gpu::Device* device = nullptr, NonFiniteWatch* watch = nullptr);
 
 // The fp32 (Scalar = float) or fp64 value of an input, refused when the format cannot hold
 // it (as float64 refuses NaN and infinities: a silent inf or NaN would flow through the

@@ -3,8 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/target_options.h"
+#include "core/io/json_util.h"
 #include "core/precision/certificate.h"
 #include "core/util/error.h"
+#include "core/util/quote_input.h"
 
 namespace lsrl::cli {
 
@@ -24,7 +26,8 @@ Declared declared(const nlohmann::json& metadata) {
   const nlohmann::json& j = metadata["domain"];
   const auto text = [](const nlohmann::json& v) -> std::optional<std::string> {
     if (v.is_string()) return v.get<std::string>();
-    if (v.is_number_integer()) return std::to_string(v.get<long long>());
+    long long i = 0;  // an unsigned 2^63 is no long long: left undeclared, not negated
+    if (io::jsonInteger(v, i)) return std::to_string(i);
     return std::nullopt;
   };
   if (j.contains("box") && j["box"].is_array() && j["box"].size() == 2) {
@@ -33,10 +36,9 @@ Declared declared(const nlohmann::json& metadata) {
     if (lo && hi) d.box = *lo + "," + *hi;
   }
   if (j.contains("grid")) d.grid = text(j["grid"]);
-  if (j.contains("horizon") && j["horizon"].is_number_integer()) {
-    const long long h = j["horizon"].get<long long>();
-    if (h >= 1 && h <= 1'000'000'000) d.horizon = static_cast<int>(h);
-  }
+  long long h = 0;
+  if (j.contains("horizon") && io::jsonInteger(j["horizon"], h) && h >= 1 && h <= 1'000'000'000)
+    d.horizon = static_cast<int>(h);
   return d;
 }
 
@@ -95,10 +97,10 @@ PrecisionRequest precisionRequest(const Args& args, const nlohmann::json& progra
     try {
       step = Exact::parse(*grid);
     } catch (const Error& e) {
-      throw Error("--input-grid: \"" + *grid + "\" is not a number (" + e.what() + ")");
+      throw Error("--input-grid: " + quoteInput(*grid) + " is not a number (" + e.what() + ")");
     }
     if (step.sign() < 0 || !step.isRational())
-      throw Error("--input-grid expects a rational step ≥ 0, got \"" + *grid + "\"");
+      throw Error("--input-grid expects a rational step ≥ 0, got " + quoteInput(*grid));
     if (step.sign() > 0) {
       if (!domain.lo.isRational())
         throw Error("--input-grid needs a rational LO in --box, got " + domain.lo.toString());

@@ -13,6 +13,7 @@
 #include "core/targets/import.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/folder_lock.h"
 
 namespace lsrl::cli {
 
@@ -21,7 +22,12 @@ Graph loadRunnableGraph(const std::string& path, bool exact, Validation validati
   const bool refuse = validation == Validation::Refuse;
   if (compiled != nullptr) *compiled = false;
   std::optional<nlohmann::json> doc;  // absent for a .py program
-  if (!isPythonProgramPath(path)) doc = io::parseJson(readWholeFile(path), path);
+  // A model's JSON and its sidecar from one save, not a concurrent writer's two.
+  std::optional<FolderLock> pairLock;
+  if (!isPythonProgramPath(path)) {
+    pairLock.emplace(path, FolderLock::Kind::Shared);
+    doc = io::parseJson(readWholeFile(path), path);
+  }
   if (!doc || !isModelDocument(*doc)) {
     Graph g = doc ? graphFromJson(*doc, path) : loadPythonProgram(path);
     if (refuse) requireValid(g, path);

@@ -1,9 +1,12 @@
 #include "app/cli/streamed_run.h"
 
 #include <memory>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
+#include "app/cli/held_output.h"
+#include "app/cli/nonfinite_watch.h"
 #include "app/cli/progress_printer.h"
 #include "core/executor/executor.h"
 #include "core/io/sequence_file.h"
@@ -30,9 +33,12 @@ class StreamedRun {
       : plan_(std::move(plan)),
         shape_(shape),
         options_(options),
-        out_(out),
+        held_(out, options.watch != nullptr && !options.watch->allowed()),
+        out_(held_.stream()),
         executor_(plan_),
-        progress_("lsrl run", options.progress) {}
+        progress_("lsrl run", options.progress) {
+    executor_.watchNonFinite(options.watch != nullptr);
+  }
 
   void token(size_t sequence, size_t token, ExactVector&& exactRow) {
     Row row;
@@ -44,6 +50,12 @@ class StreamedRun {
     if (token == 0) startSequence(sequence);
     if (streaming_) {
       executor_.step(row, output_);
+      if (executor_.nonFiniteSite() && !siteOffered_) {
+        NonFiniteSite site = *executor_.nonFiniteSite();
+        site.sequence = sequence;
+        offer(std::move(site));
+        siteOffered_ = true;
+      }
       writeRow(output_);
       ++done_;
     } else {
@@ -62,6 +74,7 @@ class StreamedRun {
     runChunk();
     out_ << (shape_.isBatch ? "]}" : "}") << '\n';
     progress_.finish(withThousands(done_) + " tokens");
+    held_.release();
   }
 
  private:
@@ -73,6 +86,7 @@ class StreamedRun {
       runChunk();  // the sequences before this one are written first
       openSequence(sequence);
       executor_.reset();
+      siteOffered_ = false;
     } else {
       chunk_.emplace_back();
       if (chunk_.size() == 1) chunkFirst_ = sequence;
@@ -88,6 +102,7 @@ class StreamedRun {
   void writeRow(const Row& row) {
     if (!firstRow_) out_ << ',';
     firstRow_ = false;
+    held_.spillIfLarge();
     if constexpr (std::is_same_v<V, double>) {
       out_ << doubleRowsToJson({row}).at(0).dump();
     } else {
@@ -97,8 +112,14 @@ class StreamedRun {
 
   void runChunk() {
     if (chunk_.empty()) return;
-    const std::vector<Sequence> outputs =
-        runBatch<V>(plan_, chunk_, BatchOptions{options_.threads});
+    std::optional<NonFiniteSite> site;
+    BatchOptions batch{options_.threads};
+    if (options_.watch != nullptr) batch.nonFinite = &site;
+    const std::vector<Sequence> outputs = runBatch<V>(plan_, chunk_, batch);
+    if (site) {
+      site->sequence += chunkFirst_;
+      offer(std::move(*site));
+    }
     for (size_t i = 0; i < outputs.size(); ++i) {
       openSequence(chunkFirst_ + i);
       for (const Row& row : outputs[i]) writeRow(row);
@@ -109,14 +130,22 @@ class StreamedRun {
     chunkTokens_ = 0;
   }
 
+  // Refused runs stop here, before their rows are written.
+  void offer(NonFiniteSite site) {
+    options_.watch->offer(std::move(site));
+    options_.watch->refuseIfFound();
+  }
+
   std::shared_ptr<const Plan> plan_;
   const SequenceFileShape& shape_;
   StreamedRunOptions options_;
+  HeldOutput held_;
   std::ostream& out_;
   Executor<V> executor_;
   ProgressPrinter progress_;
   bool streaming_ = false;  // the current sequence runs token by token
   bool firstRow_ = true;
+  bool siteOffered_ = false;  // the streamed sequence's non-finite site went to the watch
   Row output_;
   std::vector<Sequence> chunk_;
   size_t chunkFirst_ = 0;  // the sequence index of chunk_[0]

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "core/util/error.h"
+#include "core/util/quote_input.h"
 
 namespace lsrl::cli {
 
@@ -37,7 +38,7 @@ std::string targetText(Target t) { return "--target " + std::string(targetName(t
 bool parseOnOff(const std::string& option, const std::string& text) {
   if (text == "on") return true;
   if (text == "off") return false;
-  throw Error("--" + option + " expects on or off, got \"" + text + "\"");
+  throw Error("--" + option + " expects on or off, got " + quoteInput(text));
 }
 
 }  // namespace
@@ -46,7 +47,7 @@ bool parseOnOff(const std::string& option, const std::string& text) {
 void parseBoxValue(const std::string& text, ShiftOptions& shift) {
   const size_t comma = text.find(',');
   if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos)
-    throw Error("--box expects LO,HI (two numbers, e.g. -1,1), got \"" + text + "\"");
+    throw Error("--box expects LO,HI (two numbers, e.g. -1,1), got " + quoteInput(text));
   auto number = [&text](std::string_view part, const char* which) {
     try {
       return Exact::parse(part);
@@ -59,7 +60,7 @@ void parseBoxValue(const std::string& text, ShiftOptions& shift) {
   shift.inputLo = number(all.substr(0, comma), "LO");
   shift.inputHi = number(all.substr(comma + 1), "HI");
   if (shift.inputHi < shift.inputLo)
-    throw Error("--box expects LO <= HI, got \"" + text + "\" (an empty box)");
+    throw Error("--box expects LO <= HI, got " + quoteInput(text) + " (an empty box)");
 }
 
 std::vector<OptionSpec> targetOptionSpecs() {
@@ -93,13 +94,14 @@ TargetOptions parseTargetOptions(Target target, const TargetOptionValues& values
       notUsed(kPositivity, target, "only rnn, gated-rnn, gru and lstm have non-negative states");
     const std::string p = value(kPositivity);
     const auto positivity = positivityFromName(p);
-    if (!positivity) throw Error("--positivity expects split or shift, got \"" + p + "\"");
+    if (!positivity) throw Error("--positivity expects split or shift, got " + quoteInput(p));
     o.positivity = *positivity;
   }
   if (given(kGruUpdate)) {
     if (target != Target::Gru) notUsed(kGruUpdate, target, "it sets the state update of gru");
     const auto u = gruUpdateFromName(value(kGruUpdate));
-    if (!u) throw Error("--gru-update expects paper or pytorch, got \"" + value(kGruUpdate) + "\"");
+    if (!u)
+      throw Error("--gru-update expects paper or pytorch, got " + quoteInput(value(kGruUpdate)));
     o.gruUpdate = *u;
   }
   if (given(kStacked)) {
@@ -176,7 +178,7 @@ TargetOptionValues targetOptionValuesFromJson(const nlohmann::json& j, const std
   for (const auto& [name, text] : j.items()) {
     bool known = false;
     for (const std::string& n : optionNames()) known = known || n == name;
-    if (!known) throw Error(where + ": target_options: unknown option \"" + name + "\"");
+    if (!known) throw Error(where + ": target_options: unknown option " + quoteInput(name));
     if (!text.is_string())
       throw Error(where + ": target_options." + name + ": expected a string, got " + text.dump());
     values[name] = text.get<std::string>();

@@ -1,4 +1,6 @@
 // lsrl-studio: the LSRL Studio explorer. See window/startup_options.h for the command line.
+#include <signal.h>
+
 #include <QApplication>
 #include <QFileInfo>
 #include <cstdio>
@@ -27,6 +29,9 @@ const ExampleEntry* findExample(const QString& name) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f) a save fails with EFBIG and says so, instead of
+  // SIGXFSZ ending the explorer and the unsaved work with it.
+  ::signal(SIGXFSZ, SIG_IGN);
   GuardedApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("LSRL Studio"));
   QApplication::setApplicationName(QStringLiteral("lsrl-studio"));

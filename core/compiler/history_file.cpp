@@ -12,6 +12,8 @@
 #include "core/numbers/exact_field.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/folder_lock.h"
+#include "core/util/quote_input.h"
 #include "core/util/scratch_file.h"
 #include "core/util/thousands.h"
 
@@ -422,13 +424,10 @@ void HistoryFileWriter::payload(const Node& node) {
   st.hasPayload[id] = 1;
   st.payloads.append((st.payloadCount++ == 0 ? "" : ",") + payloadToJson(node, st.sidecar).dump());
   if (bytesSoFar() > st.options.limitBytes) {
-    throw Error(
-        "the compile history \"" + st.path + "\" passed its size limit of " +
-        withThousands(static_cast<size_t>(st.options.limitBytes)) + " bytes at " +
-        withThousands(st.payloadCount) + " node payloads (the last, node " + std::to_string(id) +
-        ", a " + std::string(opName(node.op)) + " of width " + std::to_string(node.dim) + " with " +
-        withThousands(static_cast<size_t>(node.A.nonZeros() + node.B.nonZeros())) +
-        " non-zeros): the history keeps every matrix every step makes" + st.options.limitHint);
+    // Short enough for one message line with a long path and the hint (how to raise it).
+    throw Error("the compile history " + quotePath(st.path) + " passed its size limit of " +
+                withThousands(static_cast<size_t>(st.options.limitBytes)) + " bytes at " +
+                withThousands(st.payloadCount) + " node payloads" + st.options.limitHint);
   }
 }
 
@@ -447,7 +446,9 @@ void HistoryFileWriter::finish(const std::vector<Step>& steps) {
     for (NodeId id : s.nodesAdded) requirePayload(id);
   }
   // The sidecar first, under a name of its own (sidecarFileName), the JSON last: a kill
-  // at any moment leaves the old pair or the new one. Then the old sidecars go.
+  // at any moment leaves the old pair or the new one. Then the old sidecars go, all under
+  // the folder's lock, so a concurrent writer's clean-up never removes this sidecar.
+  FolderLock lock(st.path, FolderLock::Kind::Exclusive);
   std::string sidecarName;
   json sidecarDescription;
   if (!st.sidecar.empty()) {
@@ -504,6 +505,7 @@ void saveHistoryFile(const std::string& path, const Graph& program, const Compil
 }
 
 LoadedHistory loadHistoryFile(const std::string& path) {
+  FolderLock lock(path, FolderLock::Kind::Shared);  // the JSON and its sidecar from one save
   const json doc = io::parseJson(readWholeFile(path), path);
   return HistoryReader(doc, path).load();
 }

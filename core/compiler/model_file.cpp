@@ -8,6 +8,7 @@
 #include "core/io/json_util.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/folder_lock.h"
 
 namespace lsrl {
 
@@ -277,7 +278,9 @@ void saveModelFile(const std::string& path, const Graph& model, const json& comp
     if (h.bias) j["bias"] = writer.putVector(key + "bias", n.bias);
   }
   // The sidecar first, under a name of its own (sidecarFileName), the JSON last: a kill
-  // at any moment leaves the old pair or the new one. Then the old sidecars go.
+  // at any moment leaves the old pair or the new one. Then the old sidecars go, all under
+  // the folder's lock, so a concurrent writer's clean-up never removes this sidecar.
+  FolderLock lock(path, FolderLock::Kind::Exclusive);
   std::string sidecarName;
   if (!writer.empty()) {
     doc["metadata"]["sidecar"] = writeSidecar(path, writer.file());
@@ -313,6 +316,7 @@ CompiledModel modelFromJson(const json& doc, const std::string& path) {
 }
 
 CompiledModel loadModelFile(const std::string& path) {
+  FolderLock lock(path, FolderLock::Kind::Shared);  // the JSON and its sidecar from one save
   return modelFromJson(io::parseJson(readWholeFile(path), path), path);
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <exception>
 #include <numeric>
+#include <span>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -133,6 +134,7 @@ void Executor<V>::reset() {
     buf_ = plan_->resetImage_;
   }
   steps_ = 0;
+  nonFiniteSite_.reset();
 }
 
 template <class V>
@@ -197,9 +199,37 @@ void Executor<V>::readOutput(Vector& out) const {
 }
 
 template <class V>
+void Executor<V>::checkFinite() {
+  if constexpr (std::is_same_v<V, double>) {
+    if (!watchNonFinite_ || nonFiniteSite_) return;
+    // The whole buffer in one pass; the nodes only when it holds a non-finite value.
+    if (firstNonFinite(std::span<const double>(buf_)) == buf_.size()) return;
+    const Plan& p = *plan_;
+    for (size_t k = 0; k < p.order_.size(); ++k) {
+      const NodeId id = p.order_[k];
+      const int32_t* pos = p.pos_.data() + p.nodeFirstPos_[static_cast<size_t>(id)];
+      for (int i = 0; i < p.nodeDim_[static_cast<size_t>(id)]; ++i) {
+        const double x = buf_[static_cast<size_t>(pos[i])];
+        if (std::isfinite(x)) continue;
+        NonFiniteSite site;
+        site.token = static_cast<size_t>(steps_);
+        site.rank = k;
+        site.node = id;
+        site.where = "node " + std::to_string(id);
+        site.component = static_cast<size_t>(i);
+        site.value = x;
+        nonFiniteSite_ = std::move(site);
+        return;
+      }
+    }
+  }
+}
+
+template <class V>
 void Executor<V>::step(const Vector& token, Vector& out) {
   load(token);
   evaluate();
+  checkFinite();
   ++steps_;
   readOutput(out);
 }
@@ -302,12 +332,18 @@ std::vector<std::vector<std::vector<V>>> runBatch(
 
   std::vector<std::string> messages(n);
   std::vector<std::exception_ptr> errors(n);
+  std::vector<std::optional<NonFiniteSite>> nonFinite(options.nonFinite != nullptr ? n : 0);
   std::atomic<size_t> next{0};
   auto worker = [&]() {
     Executor<V> ex(plan);
+    ex.watchNonFinite(options.nonFinite != nullptr);
     for (size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) {
       try {
         results[i] = ex.run(sequences[i]);
+        if (ex.nonFiniteSite()) {
+          nonFinite[i] = ex.nonFiniteSite();
+          nonFinite[i]->sequence = i;
+        }
       } catch (const Error& e) {
         messages[i] = e.what();
         errors[i] = std::current_exception();
@@ -334,6 +370,8 @@ std::vector<std::vector<std::vector<V>>> runBatch(
     if (!messages[i].empty()) throw Error("sequence " + std::to_string(i) + ": " + messages[i]);
     std::rethrow_exception(errors[i]);
   }
+  for (const auto& site : nonFinite)
+    if (site) keepEarliest(*options.nonFinite, *site);
   return results;
 }
 

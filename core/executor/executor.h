@@ -17,10 +17,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/executor/plan.h"
 #include "core/numbers/exact.h"
+#include "core/util/nonfinite.h"
 
 namespace lsrl {
 
@@ -118,17 +120,27 @@ class Executor {
   // Appends the current values of every program node as one step of the trace.
   void record(Trace<V>& trace) const;
 
+  // Float64 only (exact values are always finite): with it on, every step checks every
+  // node's value and keeps the first that is not finite since the last reset (its node
+  // id, where = "node N", sequence 0), also one that a later node hides (a ReLU of
+  // -infinity is 0). One pass over the value buffer per token.
+  void watchNonFinite(bool on) { watchNonFinite_ = on; }
+  const std::optional<NonFiniteSite>& nonFiniteSite() const { return nonFiniteSite_; }
+
   static PlanOptions defaultOptions();
 
  private:
   void load(const Vector& token);
   void evaluate();
   void readOutput(Vector& out) const;
+  void checkFinite();
 
   std::shared_ptr<const Plan> plan_;
   std::vector<Scalar> buf_;
   int steps_ = 0;
   std::vector<Scalar> temps_;  // exact path: accumulator, product and zero
+  bool watchNonFinite_ = false;
+  std::optional<NonFiniteSite> nonFiniteSite_;
 };
 
 using FloatExecutor = Executor<double>;
@@ -138,6 +150,9 @@ using ExactTrace = Trace<Exact>;
 
 struct BatchOptions {
   int threads = 0;  // 0: std::thread::hardware_concurrency()
+  // Float64: when given, every sequence runs with Executor::watchNonFinite and this
+  // receives the earliest site of the batch (its sequence: the index in `sequences`).
+  std::optional<NonFiniteSite>* nonFinite = nullptr;
 };
 
 // Runs every sequence from its own reset, on up to `threads` threads, each with its own

@@ -16,6 +16,7 @@
 #include "core/programs/program_registry.h"
 #include "core/programs/prompts.h"
 #include "core/util/error.h"
+#include "core/util/quote_input.h"
 
 namespace lsrl {
 
@@ -44,7 +45,7 @@ int settingInt(const std::map<std::string, std::string>& s, const std::string& k
   const Exact v = Exact::parse(text);
   if (!v.isInteger() || v < Exact(lo) || v > Exact(hi)) {
     throw Error("noise experiment: " + key + " must be an integer in [" + std::to_string(lo) +
-                ", " + std::to_string(hi) + "], got \"" + text + "\"");
+                ", " + std::to_string(hi) + "], got " + quoteInput(text));
   }
   return static_cast<int>(v.toRational().get_num().get_si());
 }
@@ -83,7 +84,7 @@ class Experiment {
           valid += key;
         }
         throw Error("noise experiment (" + std::string(noiseProgramName(config.program)) +
-                    "): unknown setting \"" + k + "\"; valid settings are: " + valid);
+                    "): unknown setting " + quoteInput(k) + "; valid settings are: " + valid);
       }
       settings_[k] = v;
     }

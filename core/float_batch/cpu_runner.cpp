@@ -129,6 +129,25 @@ void runLayer(const Layer& layer, size_t k, int batch, int steps, TileBuffers& i
   }
 }
 
+// The first value of layer k's output (a tile of `steps`-token sequences) that is not
+// finite, if any, with the tile's first sequence `firstSequence`.
+std::optional<NonFiniteSite> firstNonFiniteOf(const LayerProgram& program, size_t k,
+                                              std::span<const float> values, size_t steps,
+                                              size_t firstSequence) {
+  const size_t at = firstNonFinite(values);
+  if (at == values.size()) return std::nullopt;
+  const Layer& layer = program.layers[k];
+  const size_t width = static_cast<size_t>(layer.outWidth);
+  NonFiniteSite site;
+  site.sequence = firstSequence + at / width / steps;
+  site.token = at / width % steps;
+  site.rank = k;
+  site.where = layer.source.empty() ? "layer " + std::to_string(k) : layer.source;
+  site.component = at % width;
+  site.value = values[at];
+  return site;
+}
+
 }  // namespace
 
 std::vector<float> runLayersCpu(const LayerProgram& program, const SeriesShape& shape,
@@ -172,6 +191,7 @@ std::vector<float> runLayersCpu(const LayerProgram& program, const SeriesShape& 
   std::exception_ptr error;
   auto worker = [&](int first) {
     try {
+      std::optional<NonFiniteSite> tileFirst;  // this thread's earliest
       for (int k = first; k < tiles; k += threads) {
         const int b0 = k * tile;
         const int nb = std::min(tile, shape.batch - b0);
@@ -184,6 +204,12 @@ std::vector<float> runLayersCpu(const LayerProgram& program, const SeriesShape& 
                                                 perSequenceIn * static_cast<size_t>(b0 + nb))));
         for (size_t l = 0; l < program.layers.size(); ++l) {
           runLayer(program.layers[l], l, nb, shape.steps, io);
+          // A ReLU's value is finite where its input (checked as it was computed) is.
+          if (options.nonFinite != nullptr && program.layers[l].kind != Layer::Kind::Relu) {
+            if (auto site =
+                    firstNonFiniteOf(program, l, io.layerOutput(l), steps, static_cast<size_t>(b0)))
+              keepEarliest(tileFirst, *site);
+          }
           if (layerOutputs == nullptr) continue;
           // Tiles write disjoint ranges: no lock needed.
           const auto values = io.layerOutput(l);
@@ -195,6 +221,10 @@ std::vector<float> runLayersCpu(const LayerProgram& program, const SeriesShape& 
         const auto result = io.result();
         std::memcpy(out.data() + perSequenceOut * static_cast<size_t>(b0), result.data(),
                     result.size() * sizeof(float));
+      }
+      if (tileFirst) {
+        const std::lock_guard lock(errorMutex);
+        keepEarliest(*options.nonFinite, *tileFirst);
       }
     } catch (...) {
       const std::lock_guard lock(errorMutex);

@@ -7,11 +7,13 @@
 // tileBytes), tiles spread over threads.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "core/float_batch/layer_program.h"
 #include "core/float_batch/layouts.h"
+#include "core/util/nonfinite.h"
 
 namespace lsrl::float_batch {
 
@@ -20,6 +22,12 @@ struct CpuRunOptions {
   // Per tile and buffer: small enough to stay in cache across the layers (on the UA job
   // 1 MiB tiles ran 3x faster than 64 MiB ones) and to share the work between threads.
   size_t tileBytes = 1u << 20;
+  // When given: every layer's output is checked as it is computed (a ReLU's through its
+  // input), and the first value that is not finite (the earliest sequence, token, then
+  // layer; where = the layer's source, "node 2 (Linear)", "gru layer 1: W_ih"), also one
+  // a later layer hides,
+  // replaces what this holds when it came earlier (sequences counted in this batch).
+  std::optional<NonFiniteSite>* nonFinite = nullptr;
 };
 
 // tokens: [B][T][inputWidth] (shape.channels = inputWidth). Returns [B][T][outputWidth].

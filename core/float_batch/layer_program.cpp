@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/graph/checks.h"
+#include "core/graph/node_description.h"
 #include "core/util/error.h"
 
 namespace lsrl::float_batch {
@@ -40,13 +41,6 @@ BasicCsrMatrix<Scalar> toCsr(const ExactMatrix& m) {
     out.rowPtr.push_back(static_cast<uint32_t>(out.col.size()));
   }
   return out;
-}
-
-std::string describe(const Graph& g, NodeId id) {
-  const Node& n = g.node(id);
-  std::string s = "node " + std::to_string(id) + " (" + std::string(n.countedOpName());
-  if (!n.name.empty()) s += " '" + n.name + "'";
-  return s + ")";
 }
 
 template <class Scalar>
@@ -307,7 +301,7 @@ BasicLayerProgram<Scalar> layerProgramFromPath(const Graph& path) {
   if (order.empty() || path.node(order.front()).op != Op::Input)
     throw Error("layer program: the graph does not start with its Input");
   if (order.back() != path.output())
-    throw Error("layer program: the output " + describe(path, path.output()) +
+    throw Error("layer program: the output " + describeNode(path, path.output()) +
                 " is not the last node");
   BasicLayerProgram<Scalar> p;
   p.inputWidth = path.node(order.front()).dim;
@@ -316,18 +310,18 @@ BasicLayerProgram<Scalar> layerProgramFromPath(const Graph& path) {
     const Node& n = path.node(id);
     for (NodeId x : n.inputs) {
       if (x != order[k - 1])
-        throw Error("layer program: " + describe(path, id) + " reads " +
-                    (x == kNoNode ? std::string("an unconnected input") : describe(path, x)) +
+        throw Error("layer program: " + describeNode(path, id) + " reads " +
+                    (x == kNoNode ? std::string("an unconnected input") : describeNode(path, x)) +
                     ", not the node before it: the graph is not a path (compile it first)");
     }
     BasicLayer<Scalar> layer;
     layer.inputs = {k == 1 ? kTokens : static_cast<int>(k) - 2};
     layer.inWidth = path.node(order[k - 1]).dim;
     layer.outWidth = n.dim;
-    layer.source = describe(path, id);
+    layer.source = describeNode(path, id);
     switch (n.op) {
       case Op::Input:
-        throw Error("layer program: a second Input, " + describe(path, id));
+        throw Error("layer program: a second Input, " + describeNode(path, id));
       case Op::Linear:
         layer.kind = Layer::Kind::Linear;
         layer.A = toCsr<Scalar>(n.A);

@@ -2,14 +2,16 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <system_error>
+#include <tuple>
 #include <vector>
 
 #include "core/gpu/kernel_support.h"
+#include "core/util/hint_file.h"
 
 namespace lsrl::gpu {
 
@@ -19,6 +21,13 @@ namespace {
 // that launch overheads do not decide, small enough to take milliseconds on a GPU.
 constexpr size_t kMaxCalibrationValues = size_t{1} << 22;
 constexpr int kRepeats = 3;
+
+// The cache is a hint (core/util/hint_file.h): a bigger file is ignored unread, and the
+// file written keeps at most kMaxCacheEntries classes (about 300 bytes each, all devices
+// together; the oldest measured go first), so that it stays under that size.
+constexpr uint64_t kMaxCacheBytes = uint64_t{1} << 20;
+constexpr size_t kMaxCacheEntries = 1000;
+constexpr std::string_view kCacheName = "the scan-schedule cache";
 
 int log2Floor(long long v) { return v < 1 ? 0 : std::bit_width(static_cast<uint64_t>(v)) - 1; }
 
@@ -63,11 +72,53 @@ ScanSchedule scheduleNamed(const std::string& name) {
   throw std::invalid_argument("schedule " + name);
 }
 
-nlohmann::json readJson(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) return nlohmann::json::object();
-  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  return doc.is_object() ? doc : nlohmann::json::object();
+// The cache's document: an empty object for a missing file, and for one that is no
+// usable cache (then `warning`, when given, says why).
+nlohmann::json readCache(const std::filesystem::path& file, std::string* warning = nullptr) {
+  HintFileRead read = readHintFile(file.string(), kMaxCacheBytes, kCacheName);
+  std::string problem = std::move(read.warning);
+  nlohmann::json doc = nlohmann::json::object();
+  if (read.content) {
+    doc = nlohmann::json::parse(*read.content, nullptr, /*allow_exceptions=*/false);
+    if (!doc.is_object()) {
+      problem =
+          ignoredHintWarning(kCacheName, file.string(),
+                             doc.is_discarded() ? "is not valid JSON" : "is not a JSON object");
+      doc = nlohmann::json::object();
+    }
+  }
+  if (warning != nullptr) *warning = std::move(problem);
+  return doc;
+}
+
+long long secondsNow() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Keeps the kMaxCacheEntries most recently measured classes of `devices` (device key →
+// class → entry; an entry without a time counts as the oldest) and no empty device.
+void evictOldest(nlohmann::json& devices) {
+  std::vector<std::tuple<long long, std::string, std::string>> entries;  // time, device, class
+  for (const auto& [device, classes] : devices.items())
+    for (const auto& [name, entry] : classes.items()) {
+      const auto at = entry.find("measured_at");
+      entries.emplace_back(at != entry.end() && at->is_number_integer() ? at->get<long long>() : 0,
+                           device, name);
+    }
+  if (entries.size() <= kMaxCacheEntries) return;
+  std::sort(entries.begin(), entries.end());
+  for (size_t i = 0; i < entries.size() - kMaxCacheEntries; ++i) {
+    // Devices left empty go after the loop.
+    devices.at(std::get<1>(entries[i])).erase(std::get<2>(entries[i]));
+  }
+  for (auto it = devices.begin(); it != devices.end();) {
+    if (it->empty())
+      it = devices.erase(it);
+    else
+      ++it;
+  }
 }
 
 }  // namespace
@@ -104,7 +155,7 @@ ScanCalibration::ScanCalibration(Device& device, std::filesystem::path cacheFile
       real_(real),
       deviceKey_(deviceKeyOf(device.info(), real)) {
   if (file_.empty()) return;
-  const nlohmann::json doc = readJson(file_);
+  const nlohmann::json doc = readCache(file_, &cacheWarning_);
   const auto devices = doc.find("devices");
   if (devices == doc.end() || !devices->is_object()) return;
   const auto mine = devices->find(deviceKey_);
@@ -120,6 +171,9 @@ ScanCalibration::ScanCalibration(Device& device, std::filesystem::path cacheFile
       m.reduceThenScanMs = entry.value("reduce_then_scan_ms", 0.0);
       // Entries from before the single pass lack it: measured again with it.
       m.singlePassMs = entry.at("single_pass_ms").get<double>();
+      m.measuredAt = entry.value("measured_at", 0LL);
+      // A path this device cannot run (a hand-edited cache) is measured again.
+      if (m.path == ScanPath::Subgroup && !device.info().subgroupArithmetic) continue;
       m.fromCache = true;
       classes_[name] = m;
     } catch (const std::exception&) {
@@ -189,6 +243,7 @@ const ScanMeasurement& ScanCalibration::measure(const DiagScanShape& shape,
   const std::string name = shapeClass(shape);
   if (const auto it = classes_.find(name); it != classes_.end()) return it->second;
   ScanMeasurement m = run(shape, base);
+  m.measuredAt = secondsNow();
   const bool measured = m.sequentialMs > 0;
   const ScanMeasurement& stored = classes_[name] = m;
   if (measured) {
@@ -207,17 +262,20 @@ ScanOptions ScanCalibration::choose(const DiagScanShape& shape, const ScanOption
   return o;
 }
 
-// Rewrites the file with this device's classes (other devices' entries kept), through a
-// temporary file and a rename so a crash never leaves half a file. A cache that cannot
-// be written is no error: the next run measures again.
+// Rewrites the file with this device's classes (other devices' entries kept, the file
+// read again for those another process added meanwhile), as a hint file: atomically,
+// never through a link. A cache that cannot be written is no error (the reason was
+// warned about when it was read, or it is an unwritable folder): the next run measures
+// again.
 void ScanCalibration::save() const {
   if (file_.empty()) return;
-  nlohmann::json doc = readJson(file_);
-  doc["format"] = "lsrl-scan-schedules";
-  doc["version"] = 1;
-  if (!doc.contains("devices") || !doc["devices"].is_object())
-    doc["devices"] = nlohmann::json::object();
-  nlohmann::json& mine = doc["devices"][deviceKey_];
+  const nlohmann::json old = readCache(file_);
+  nlohmann::json devices = nlohmann::json::object();
+  if (const auto it = old.find("devices"); it != old.end() && it->is_object())
+    for (const auto& [device, classes] : it->items())
+      if (classes.is_object()) devices[device] = classes;
+  nlohmann::json& mine = devices[deviceKey_];
+  if (!mine.is_object()) mine = nlohmann::json::object();
   for (const auto& [name, m] : classes_) {
     if (m.sequentialMs <= 0) continue;
     mine[name] = {{"path", scanPathName(m.path)},
@@ -225,18 +283,20 @@ void ScanCalibration::save() const {
                   {"sequential_ms", m.sequentialMs},
                   {"chained_ms", m.chainedMs},
                   {"reduce_then_scan_ms", m.reduceThenScanMs},
-                  {"single_pass_ms", m.singlePassMs}};
+                  {"single_pass_ms", m.singlePassMs},
+                  {"measured_at", m.measuredAt}};
+  }
+  evictOldest(devices);
+  nlohmann::json doc = {{"format", "lsrl-scan-schedules"}, {"version", 1}, {"devices", devices}};
+  std::string text = doc.dump(2) + "\n";
+  if (text.size() > kMaxCacheBytes) {  // other devices' entries of absurd size: dropped
+    doc["devices"] = {{deviceKey_, devices.value(deviceKey_, nlohmann::json::object())}};
+    text = doc.dump(2) + "\n";
+    if (text.size() > kMaxCacheBytes) return;
   }
   std::error_code ec;
   std::filesystem::create_directories(file_.parent_path(), ec);
-  const std::filesystem::path tmp = file_.string() + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) return;
-    out << doc.dump(2) << "\n";
-    if (!out) return;
-  }
-  std::filesystem::rename(tmp, file_, ec);
+  (void)writeHintFile(file_.string(), text);
 }
 
 }  // namespace lsrl::gpu

@@ -31,14 +31,17 @@ struct ScanMeasurement {
   ScanPath path = ScanPath::Sequential;
   ScanSchedule schedule = ScanSchedule::ReduceThenScan;
   double sequentialMs = 0, chainedMs = 0, reduceThenScanMs = 0,
-         singlePassMs = 0;  // 0: not measured
+         singlePassMs = 0;   // 0: not measured
+  long long measuredAt = 0;  // seconds since 1970 (the cache keeps the newest)
   bool fromCache = false;
 };
 
 class ScanCalibration {
  public:
-  // Reads `cacheFile` (a missing or unreadable file is an empty cache; a malformed one is
-  // ignored and rewritten). An empty path keeps choices in memory only.
+  // Reads `cacheFile`, a hint file (core/util/hint_file.h): a missing one is an empty
+  // cache, one that cannot be used (a directory, a FIFO, a link, unreadable, malformed,
+  // over 1 MiB) is one too, with cacheWarning() saying why, and is rewritten when it is a
+  // regular file. An empty path keeps choices in memory only.
   ScanCalibration(Device& device, std::filesystem::path cacheFile = defaultScanCalibrationFile(),
                   Real real = Real::F32);
 
@@ -51,6 +54,9 @@ class ScanCalibration {
 
   static std::string shapeClass(const DiagScanShape& shape);
   const std::filesystem::path& cacheFile() const { return file_; }
+  // Why the cache file was ignored ("the scan-schedule cache is ignored: ..."), empty when
+  // it was read or absent: for the caller to show once.
+  const std::string& cacheWarning() const { return cacheWarning_; }
   Real real() const { return real_; }
   int measuredThisRun() const { return measured_; }
 
@@ -62,6 +68,7 @@ class ScanCalibration {
   std::filesystem::path file_;
   Real real_;
   std::string deviceKey_;
+  std::string cacheWarning_;
   std::map<std::string, ScanMeasurement> classes_;
   int measured_ = 0;
 };

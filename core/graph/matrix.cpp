@@ -13,15 +13,25 @@ ExactVector filledVector(int n, const Exact& value) {
   return ExactVector(static_cast<size_t>(n), value);
 }
 
-ExactMatrix::ExactMatrix(int rows, int cols)
-    : rows_(rows), cols_(cols), rowStart_(static_cast<size_t>(rows) + 1, 0) {
+namespace {
+
+// `rows`, once the shape is known not to be negative: checked before anything is allocated
+// for it, as a negative size would reach the allocator as a huge one ("vector::reserve").
+int checkedRows(int rows, int cols) {
   if (rows < 0 || cols < 0) {
     throw Error("matrix shape " + std::to_string(rows) + "x" + std::to_string(cols) +
                 " is negative");
   }
+  return rows;
 }
 
+}  // namespace
+
+ExactMatrix::ExactMatrix(int rows, int cols)
+    : rows_(checkedRows(rows, cols)), cols_(cols), rowStart_(static_cast<size_t>(rows) + 1, 0) {}
+
 ExactMatrix ExactMatrix::identity(int n, const Exact& scale) {
+  (void)checkedRows(n, n);
   std::vector<Entry> e;
   e.reserve(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) e.push_back({i, i, scale});
@@ -29,6 +39,7 @@ ExactMatrix ExactMatrix::identity(int n, const Exact& scale) {
 }
 
 ExactMatrix ExactMatrix::filled(int rows, int cols, const Exact& value) {
+  (void)checkedRows(rows, cols);
   std::vector<Entry> e;
   e.reserve(static_cast<size_t>(rows) * static_cast<size_t>(cols));
   for (int i = 0; i < rows; ++i)

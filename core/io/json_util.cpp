@@ -4,17 +4,35 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <utility>
 #include <vector>
 
 #include "core/numbers/exact_field.h"
 #include "core/util/error.h"
+#include "core/util/quote_input.h"
 
 namespace lsrl::io {
 
 namespace {
 
 using nlohmann::json;
+
+// nlohmann's "...; last read: '<token>'" quotes the whole token, which may be a megabyte
+// long string; the token is quoted bounded instead.
+std::string boundedLastRead(const std::string& message) {
+  static constexpr std::string_view kLastRead = "last read: '";
+  const size_t start = message.find(kLastRead);
+  if (start == std::string::npos) return message;
+  const size_t from = start + kLastRead.size();
+  // "...; last read: '<token>'" may be followed by "; expected '[', '{', or a literal".
+  size_t end = message.rfind("'; expected ");
+  if (end == std::string::npos || end < from) end = message.rfind('\'');
+  if (end == std::string::npos || end < from) return message;
+  return message.substr(0, start) +
+         "last read: " + quoteInput(std::string_view(message).substr(from, end - from)) +
+         message.substr(end + 1);
+}
 
 // Builds the DOM from nlohmann's SAX events (as json::parse does), and in addition
 // rejects duplicate keys and excessive nesting, and keeps the byte position of
@@ -53,10 +71,13 @@ class DomBuilder {
     position_ = position;
     if (ex.id == 406) {  // out_of_range.406: number overflow; point at the number's start
       if (position >= token.size()) position_ = position - token.size() + 1;
-      message_ = "the number " + token +
+      const bool shortToken = token.size() <= kMaxQuotedInput;
+      message_ = "the number " + (shortToken ? token : quoteInput(token)) +
                  " is out of range (JSON numbers must be finite doubles; where exact values "
                  "are accepted, such as matrix entries, write it as a string: \"" +
-                 token + "\")";
+                 (shortToken ? token : "...") + "\")";
+    } else if (std::string_view(ex.what()).ends_with("; expected end of input")) {
+      trailingData_ = true;  // documentEnd() finds where
     } else {
       std::string what = ex.what();
       // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax ..."
@@ -68,13 +89,15 @@ class DomBuilder {
       } else {
         cut += 2;
       }
-      message_ = "malformed JSON: " + what.substr(cut);
+      message_ = "malformed JSON: " + boundedLastRead(what.substr(cut));
     }
     return false;
   }
 
   const std::optional<std::string>& message() const { return message_; }
   std::optional<size_t> position() const { return position_; }
+  // Whether data after a complete document is what stopped the parser.
+  bool trailingData() const { return trailingData_; }
 
  private:
   json* place(json v) {
@@ -141,6 +164,7 @@ class DomBuilder {
   json* slot_ = nullptr;
   std::optional<std::string> message_;
   std::optional<size_t> position_;
+  bool trailingData_ = false;
 };
 
 // Line and column (both 1-based) of the last character read after `position` bytes,
@@ -161,15 +185,59 @@ std::pair<size_t, size_t> lineColumn(std::string_view text, size_t position) {
   return {line, column};
 }
 
-std::string quoted(const std::string& s) {
-  constexpr size_t kMax = 40;
-  if (s.size() <= kMax) return "\"" + s + "\"";
-  return "\"" + s.substr(0, kMax) + "...\"";
+// "UTF-16 (little-endian, with a byte order mark)" and the like for text that is UTF-16 or
+// UTF-32 (a byte order mark, or the NUL bytes beside each ASCII character that such text
+// has); "" for anything else.
+std::string wideEncoding(std::string_view text) {
+  const auto starts = [&](std::string_view prefix) {
+    return text.substr(0, prefix.size()) == prefix;
+  };
+  using namespace std::string_view_literals;
+  if (starts("\xFF\xFE\0\0"sv)) return "UTF-32 (little-endian, with a byte order mark)";
+  if (starts("\0\0\xFE\xFF"sv)) return "UTF-32 (big-endian, with a byte order mark)";
+  if (starts("\xFF\xFE"sv)) return "UTF-16 (little-endian, with a byte order mark)";
+  if (starts("\xFE\xFF"sv)) return "UTF-16 (big-endian, with a byte order mark)";
+  if (text.size() < 2) return "";
+  // JSON text starts with an ASCII character ({, [, a space ...), which UTF-16 and UTF-32
+  // write with NUL bytes after it (little-endian) or before it (big-endian).
+  if (starts("\0\0\0"sv) && text.size() >= 4)
+    return "UTF-32 (big-endian, without a byte order mark)";
+  if (text.size() >= 4 && text[0] != '\0' && text.substr(1, 3) == "\0\0\0"sv)
+    return "UTF-32 (little-endian, without a byte order mark)";
+  const auto nulAt = [&](size_t i) { return i >= text.size() || text[i] == '\0'; };
+  if (text[0] != '\0' && nulAt(1) && nulAt(3))
+    return "UTF-16 (little-endian, without a byte order mark)";
+  if (text[0] == '\0' && text[1] != '\0' && nulAt(2))
+    return "UTF-16 (big-endian, without a byte order mark)";
+  return "";
+}
+
+// Where the document at the start of `text` ends, and the data after it starts (past
+// whitespace): parsed again without the check for the end of the input, from a stream
+// whose position then says how far the parser read. (nlohmann's error position and token
+// text do not say where a stray token started.)
+size_t trailingDataStart(std::string_view text) {
+  json document;
+  DomBuilder builder(document);
+  std::istringstream in{std::string(text)};
+  (void)json::sax_parse(in, &builder, json::input_format_t::json, /*strict=*/false);
+  const std::streamoff read = in.tellg();
+  size_t end = read < 0 ? text.size() : std::min(static_cast<size_t>(read), text.size());
+  if (document.is_number() && end > 0) --end;  // the byte after a number was read too
+  while (end < text.size() &&
+         (text[end] == ' ' || text[end] == '\t' || text[end] == '\n' || text[end] == '\r'))
+    ++end;
+  return end;
 }
 
 }  // namespace
 
 json parseJson(std::string_view text, const std::string& source) {
+  if (const std::string encoding = wideEncoding(text); !encoding.empty()) {
+    throw ParseError(source + ": the file is " + encoding +
+                         ", not UTF-8: save it as UTF-8 (JSON files are read as UTF-8)",
+                     std::string(text), 0);
+  }
   json root;
   DomBuilder builder(root);
   bool ok = false;
@@ -178,7 +246,26 @@ json parseJson(std::string_view text, const std::string& source) {
   } catch (const json::exception& e) {  // not expected with a SAX handler; be safe
     throw ParseError(source + ": malformed JSON: " + e.what(), std::string(text), 0);
   }
-  if (ok && !builder.message()) return root;
+  // nlohmann's lexer takes a NUL byte for the end of the text: a document it accepted
+  // ends where the first NUL is (a NUL inside the document is a syntax error).
+  std::optional<size_t> trailing;
+  if (builder.trailingData()) trailing = trailingDataStart(text);
+  if (ok && !builder.message()) {
+    const size_t nul = text.find('\0');
+    if (nul == std::string_view::npos) return root;
+    trailing = nul;
+  }
+  if (trailing) {
+    const size_t at = std::min(*trailing, text.size());
+    // Located like every parse error: the line and column of the first byte read past it.
+    const size_t position = builder.position().value_or(at + 1);
+    const auto [line, column] = lineColumn(text, position);
+    throw ParseError(
+        source + ": line " + std::to_string(line) + ", column " + std::to_string(column) +
+            ": unexpected data after the JSON document at byte offset " + std::to_string(at) +
+            ": " + quoteInput(text.substr(at)) + " (only whitespace may follow it)",
+        std::string(text), position);
+  }
   const std::string message = builder.message().value_or("malformed JSON");
   if (const auto position = builder.position()) {
     const auto [line, column] = lineColumn(text, *position);
@@ -196,7 +283,7 @@ std::string describeJson(const json& v) {
     case json::value_t::boolean:
       return v.get<bool>() ? "true" : "false";
     case json::value_t::string:
-      return "the string " + quoted(v.get_ref<const std::string&>());
+      return "the string " + quoteInput(v.get_ref<const std::string&>());
     case json::value_t::number_integer:
     case json::value_t::number_unsigned:
     case json::value_t::number_float: {
@@ -289,7 +376,7 @@ long long integerAt(const nlohmann::json& v, const std::string& source, const st
   if (!jsonInteger(v, x) || x < lo || x > hi) {
     failAt(source, where,
            "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " +
-               v.dump());
+               describeJson(v));
   }
   return x;
 }

@@ -17,10 +17,13 @@ constexpr int kMaxJsonDepth = 256;
 
 // Parses a JSON document. Throws lsrl::ParseError "<source>: line L, column C: ..." on
 // malformed text, numbers that do not fit a double (1e999), duplicate object keys and
-// nesting deeper than kMaxJsonDepth.
+// nesting deeper than kMaxJsonDepth; "<source>: unexpected data after the JSON document at
+// byte offset N: ..." for anything but whitespace after it (a NUL byte included); and
+// "<source>: the file is UTF-16 (...), not UTF-8: ..." for UTF-16 or UTF-32 text.
 nlohmann::json parseJson(std::string_view text, const std::string& source);
 
-// "the string \"abc\"", "the number 3", "true", "null", "an array", "an object".
+// "the string \"abc\"" (quoteInput: at most 80 characters of it), "the number 3", "true",
+// "null", "an array", "an object".
 std::string describeJson(const nlohmann::json& v);
 
 // A JSON number or scalar-grammar string -> Exact; false if it is not one (the fast

@@ -10,6 +10,8 @@
 #include "core/numbers/exact_field.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/out_of_memory.h"
+#include "core/util/quote_input.h"
 
 namespace lsrl {
 
@@ -139,7 +141,8 @@ SequenceBatch sequencesFromString(std::string_view text, const std::string& sour
 }
 
 SequenceBatch loadSequenceFile(const std::string& path) {
-  return sequencesFromString(readWholeFile(path), path);
+  return whileBuilding("reading the input file " + quotePath(path),
+                       [&] { return sequencesFromString(readWholeFile(path), path); });
 }
 
 json exactToJson(const Exact& x) {

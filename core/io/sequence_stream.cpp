@@ -192,7 +192,9 @@ SequenceFileShape streamSequenceFile(
   TokenStream handler(onToken, shape);
   bool ok = false;
   try {
-    ok = json::sax_parse(text, &handler) && handler.complete();
+    // A NUL byte ends nlohmann's input: what follows it is refused by the DOM reader below.
+    ok = json::sax_parse(text, &handler) && handler.complete() &&
+         text.find('\0') == std::string::npos;
   } catch (const json::exception&) {
     ok = false;  // not expected with a SAX handler; the DOM reader says what is wrong
   }

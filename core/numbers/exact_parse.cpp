@@ -16,7 +16,8 @@
 // cos(pi/3), cos(2*pi/3), cos(-pi/6), cos(2pi/5) (a number directly followed by `pi`
 // multiplies it), sin((1/2 + 1/3)*pi), cos(0). The value of the whole text and the
 // argument of sqrt() must be free of pi. sqrt() takes a non-negative rational
-// (sqrt(p/q) = sqrt(p·q)/q). Errors are lsrl::ParseError with a 0-based byte position:
+// (sqrt(p/q) = sqrt(p·q)/q). Errors are lsrl::ParseError with a 0-based byte position,
+// quoting at most 80 characters of the text (quoteInput):
 //   cannot parse "1/+" at position 3: expected a number
 #include <string>
 #include <utility>
@@ -24,6 +25,7 @@
 #include "core/numbers/exact.h"
 #include "core/numbers/exact_field.h"
 #include "core/util/error.h"
+#include "core/util/quote_input.h"
 
 namespace lsrl {
 namespace {
@@ -51,7 +53,7 @@ class Parser {
     Val v = expr();
     skipWs();
     if (pos_ < text_.size()) {
-      fail(pos_, "expected an operator or the end of the text, got '" + tokenAt(pos_) + "'");
+      fail(pos_, "expected an operator or the end of the text, got " + shownToken(tokenAt(pos_)));
     }
     if (v.pi != 0) fail(v.piPos, "pi is only allowed inside cos() and sin()");
     return std::move(v.x);
@@ -74,9 +76,9 @@ class Parser {
   };
 
   [[noreturn]] void fail(size_t at, const std::string& what) const {
-    std::string text(text_);
-    throw ParseError(
-        "cannot parse \"" + text + "\" at position " + std::to_string(at) + ": " + what, text, at);
+    throw ParseError("cannot parse " + quoteInput(text_, at) + " at position " +
+                         std::to_string(at) + ": " + what,
+                     std::string(text_), at);
   }
 
   // Runs f, turning lsrl::Error (field limits, division by zero) into a ParseError at `at`.
@@ -89,6 +91,14 @@ class Parser {
     } catch (const Error& e) {
       fail(at, e.what());
     }
+  }
+
+  // 'token' in a message; a long one (a 10^5-letter name) bounded by quoteInput, shorter
+  // than the quote of the whole text that the message starts with.
+  static std::string shownToken(const std::string& token) {
+    constexpr size_t kMaxToken = 24;
+    return token.size() <= kMaxToken ? "'" + token + "'"
+                                     : quoteInput(token, std::string::npos, kMaxToken);
   }
 
   // The token starting at `at`, for messages: a name, a number, or one (UTF-8) character.
@@ -119,7 +129,7 @@ class Parser {
       return;
     }
     std::string what = std::string("expected '") + c + "'";
-    if (pos_ < text_.size()) what += ", got '" + tokenAt(pos_) + "'";
+    if (pos_ < text_.size()) what += ", got " + shownToken(tokenAt(pos_));
     fail(pos_, what);
   }
 
@@ -245,9 +255,9 @@ class Parser {
       if (l == "pi" || l == "sqrt" || l == "cos" || l == "sin") {
         fail(start, "expected a number, got '" + name + "' (names are lower case: " + l + ")");
       }
-      fail(start, "expected a number, got '" + name + "'");
+      fail(start, "expected a number, got " + shownToken(name));
     }
-    fail(start, "expected a number, got '" + tokenAt(start) + "'");
+    fail(start, "expected a number, got " + shownToken(tokenAt(start)));
   }
 
   Val call(const std::string& name) {

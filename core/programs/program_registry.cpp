@@ -4,6 +4,7 @@
 
 #include "core/numbers/exact_field.h"
 #include "core/util/error.h"
+#include "core/util/quote_input.h"
 
 namespace lsrl {
 
@@ -24,7 +25,7 @@ const ProgramInfo& infoFor(std::string_view name) {
   }
   std::vector<std::string> names;
   for (const ProgramInfo& info : programInfos()) names.push_back(info.name);
-  throw Error("unknown program '" + std::string(name) + "'; valid programs are: " + joined(names));
+  throw Error("unknown program " + quoteInput(name) + "; valid programs are: " + joined(names));
 }
 
 void checkKeys(const std::string& program, const std::map<std::string, std::string>& params) {
@@ -33,7 +34,7 @@ void checkKeys(const std::string& program, const std::map<std::string, std::stri
     bool known = false;
     for (const std::string& k : info.keys) known = known || k == key;
     if (!known) {
-      throw Error("unknown parameter '" + key + "' for program " + program +
+      throw Error("unknown parameter " + quoteInput(key) + " for program " + program +
                   "; valid parameters are: " + joined(info.keys));
     }
   }
@@ -43,15 +44,16 @@ Exact parseValue(const std::string& program, const std::string& key, const std::
   try {
     return Exact::parse(text);
   } catch (const Error& e) {
-    throw Error("program " + program + ", parameter " + key + ": cannot read '" + text +
-                "' as a number: " + e.what());
+    // The parser's message quotes the text (bounded) and says where it stopped.
+    throw Error("program " + program + ", parameter " + key + ": " + e.what());
   }
 }
 
 Exact positiveValue(const std::string& program, const std::string& key, const std::string& text) {
   const Exact v = parseValue(program, key, text);
   if (v.sign() <= 0) {
-    throw Error("program " + program + ", parameter " + key + ": must be positive, got " + text);
+    throw Error("program " + program + ", parameter " + key + ": must be positive, got " +
+                quoteInput(text));
   }
   return v;
 }
@@ -62,12 +64,12 @@ int integerValue(const std::string& program, const std::string& key, const std::
   const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
   if (!v.isInteger()) {
     throw Error("program " + program + ", parameter " + key + ": expected an integer in " + range +
-                ", got " + text);
+                ", got " + quoteInput(text));
   }
   const mpz_class z = v.toRational().get_num();
   if (z < lo || z > hi) {
     throw Error("program " + program + ", parameter " + key + ": expected an integer in " + range +
-                ", got " + text);
+                ", got " + quoteInput(text));
   }
   return static_cast<int>(z.get_si());
 }

@@ -7,6 +7,9 @@
 #include <string>
 #include <string_view>
 
+#include "core/io/json_util.h"
+#include "core/util/quote_input.h"
+
 namespace lsrl::seed_models {
 
 // "Absurd" sizes in a config: more than 10^6 weights, steps or tokens (the largest dimension
@@ -25,9 +28,11 @@ struct ConfigReader {
   template <class E>
   E named(const nlohmann::json& v, const std::string& key,
           std::optional<E> (*fromName)(std::string_view), const std::string& choices) const {
-    if (!v.is_string()) bad(key, "expected one of " + choices + ", got " + v.dump());
+    if (!v.is_string()) bad(key, "expected one of " + choices + ", got " + io::describeJson(v));
     const std::optional<E> e = fromName(v.get<std::string>());
-    if (!e) bad(key, "unknown name " + v.dump() + " (expected one of " + choices + ")");
+    if (!e)
+      bad(key, "unknown name " + quoteInput(v.get<std::string>()) + " (expected one of " + choices +
+                   ")");
     return *e;
   }
 };

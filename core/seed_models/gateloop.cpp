@@ -108,22 +108,8 @@ GateLoopModel::GateLoopModel(const GateLoopConfig& config) : config_(config) {
 
 GateLoopModel::GateLoopModel(const GateLoopConfig& config, const std::vector<Tensor>& weights)
     : config_(config) {
-  const LoadedWeights given{config.toJson(), weights, "gateloop weights"};
-  const std::vector<GateLoopWeightSpec> specs = gateLoopWeightSpecs(config);
-  for (const GateLoopWeightSpec& s : specs) {
-    Tensor t = given.get(s.name, s.shape);
-    t.dtype = Tensor::F64;
-    for (const double x : t.data)
-      if (!std::isfinite(x))
-        throw Error("gateloop weights: tensor \"" + s.name + "\" has a non-finite entry");
-    weights_.push_back(std::move(t));
-  }
-  for (const Tensor& t : weights) {
-    const bool known = std::any_of(specs.begin(), specs.end(),
-                                   [&](const GateLoopWeightSpec& s) { return s.name == t.name; });
-    if (!known)
-      throw Error("gateloop weights: unexpected tensor \"" + t.name + "\" for this config");
-  }
+  weights_ =
+      takeWeights({config.toJson(), weights, "gateloop weights"}, gateLoopWeightSpecs(config));
 }
 
 GateLoopModel GateLoopModel::load(const std::string& path) {

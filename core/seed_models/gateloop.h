@@ -91,10 +91,8 @@ struct GateLoopConfig {
 };
 
 // One weight tensor of a config: name and shape, in the order weights() lists them.
-struct GateLoopWeightSpec {
-  std::string name;  // "embed.weight", "layers.0.q.weight", ..., "head.bias"
-  std::vector<int64_t> shape;
-};
+// Names: "embed.weight", "layers.0.q.weight", ..., "head.bias".
+using GateLoopWeightSpec = WeightSpec;
 std::vector<GateLoopWeightSpec> gateLoopWeightSpecs(const GateLoopConfig& config);
 
 class GateLoopModel final : public SeedModel {

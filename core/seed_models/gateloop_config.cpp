@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/io/json_util.h"
 #include "core/seed_models/config_reader.h"
 #include "core/seed_models/gateloop.h"
 #include "core/util/error.h"
@@ -44,7 +45,8 @@ json GateLoopConfig::toJson() const {
 }
 
 GateLoopConfig GateLoopConfig::fromJson(const json& j) {
-  if (!j.is_object()) throw Error("gateloop config: expected a JSON object, got " + j.dump());
+  if (!j.is_object())
+    throw Error("gateloop config: expected a JSON object, got " + io::describeJson(j));
   GateLoopConfig c;
   for (const auto& [key, v] : j.items()) {
     if (key == "d_model")
@@ -79,7 +81,7 @@ GateLoopConfig GateLoopConfig::fromJson(const json& j) {
                                                   "attention_naive, softmax");
     else if (key == "seed") {
       if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<long long>() < 0))
-        gateLoopReader.bad(key, "expected a non-negative integer, got " + v.dump());
+        gateLoopReader.bad(key, "expected a non-negative integer, got " + io::describeJson(v));
       c.seed = v.get<uint64_t>();
     } else if (key == "task_length")
       c.task.length = gateLoopReader.integer(v, key, 0, kMaxElements);

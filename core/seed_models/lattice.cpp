@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "core/io/json_util.h"
 #include "core/seed_models/dense_layers.h"
 #include "core/seed_models/lattice_demos.h"
 #include "core/util/error.h"
@@ -13,7 +14,6 @@ namespace lsrl::seed_models {
 namespace {
 
 using Json = nlohmann::json;
-using Shape = std::vector<int64_t>;
 
 constexpr double kMaxLatticeElements = 1e6;
 
@@ -24,10 +24,9 @@ constexpr double kMaxLatticeElements = 1e6;
 int getInt(const Json& j, const std::string& key, int fallback) {
   if (!j.contains(key)) return fallback;
   const Json& v = j[key];
-  if (!v.is_number_integer()) badKey(key, "must be an integer, got " + v.dump());
-  const auto x = v.get<int64_t>();
-  if (x < 1 || x > kMaxLatticeElements)
-    badKey(key, "must be between 1 and 1000000, got " + std::to_string(x));
+  long long x = 0;  // an unsigned 2^63 is no int64_t: io::jsonInteger refuses it
+  if (!io::jsonInteger(v, x) || x < 1 || x > kMaxLatticeElements)
+    badKey(key, "must be an integer between 1 and 1000000, got " + io::describeJson(v));
   return static_cast<int>(x);
 }
 
@@ -35,13 +34,13 @@ double getNumber(const Json& j, const std::string& key, double fallback) {
   if (!j.contains(key)) return fallback;
   const Json& v = j[key];
   if (!v.is_number() || !std::isfinite(v.get<double>()))
-    badKey(key, "must be a finite number, got " + v.dump());
+    badKey(key, "must be a finite number, got " + io::describeJson(v));
   return v.get<double>();
 }
 
 std::string getName(const Json& j, const std::string& key, const std::string& fallback) {
   if (!j.contains(key)) return fallback;
-  if (!j[key].is_string()) badKey(key, "must be a string, got " + j[key].dump());
+  if (!j[key].is_string()) badKey(key, "must be a string, got " + io::describeJson(j[key]));
   return j[key].get<std::string>();
 }
 
@@ -69,27 +68,27 @@ E getEnum(const Json& j, const std::string& key, E fallback, int count, const ch
 }
 
 // The tensors a config needs, in file order.
-std::vector<std::pair<std::string, Shape>> weightShapes(const LatticeConfig& c) {
+std::vector<WeightSpec> weightSpecs(const LatticeConfig& c) {
   const int64_t H = c.heads, m = c.m, d = c.d, x = c.dIn;
-  std::vector<std::pair<std::string, Shape>> s;
+  std::vector<WeightSpec> s;
   if (c.input == "projected") {
     s = {{"w_k", {H, m, x}}, {"b_k", {H, m}},    {"w_v", {H, d, x}},
          {"b_v", {H, d}},    {"w_q", {H, m, x}}, {"b_q", {H, m}}};
     if (c.gammaMode == "sigmoid") {
-      s.emplace_back("w_gamma", Shape{H, x});
-      s.emplace_back("b_gamma", Shape{H});
+      s.push_back({"w_gamma", {H, x}});
+      s.push_back({"b_gamma", {H}});
     }
     if (c.muMode == "sigmoid") {
-      s.emplace_back("w_mu", Shape{H, x});
-      s.emplace_back("b_mu", Shape{H});
+      s.push_back({"w_mu", {H, x}});
+      s.push_back({"b_mu", {H}});
     }
   }
-  s.emplace_back("s0", Shape{H, m, d});
+  s.push_back({"s0", {H, m, d}});
   if (c.outputGate) {
-    s.emplace_back("w_g", Shape{H * d, x});
-    s.emplace_back("b_g", Shape{H * d});
-    s.emplace_back("w_o", Shape{x, H * d});
-    s.emplace_back("b_o", Shape{x});
+    s.push_back({"w_g", {H * d, x}});
+    s.push_back({"b_g", {H * d}});
+    s.push_back({"w_o", {x, H * d}});
+    s.push_back({"b_o", {x}});
   }
   return s;
 }
@@ -163,7 +162,8 @@ Json LatticeConfig::toJson() const {
 }
 
 LatticeConfig LatticeConfig::fromJson(const Json& json) {
-  if (!json.is_object()) throw Error("lattice config: expected a JSON object, got " + json.dump());
+  if (!json.is_object())
+    throw Error("lattice config: expected a JSON object, got " + io::describeJson(json));
   const LatticeConfig def;
   const Json known = def.toJson();
   for (const auto& [key, value] : json.items())
@@ -176,7 +176,7 @@ LatticeConfig LatticeConfig::fromJson(const Json& json) {
   if (json.contains("seed")) {
     const auto& seed = json["seed"];
     if (!seed.is_number_integer() || (!seed.is_number_unsigned() && seed.get<long long>() < 0))
-      badKey("seed", "must be a non-negative integer, got " + json["seed"].dump());
+      badKey("seed", "must be a non-negative integer, got " + io::describeJson(json["seed"]));
     c.seed = json["seed"].get<uint64_t>();
   }
   c.input = getName(json, "input", def.input);
@@ -197,7 +197,7 @@ LatticeConfig LatticeConfig::fromJson(const Json& json) {
   c.recallQueries = getInt(json, "recall_queries", def.recallQueries);
   if (json.contains("output_gate")) {
     if (!json["output_gate"].is_boolean())
-      badKey("output_gate", "must be true or false, got " + json["output_gate"].dump());
+      badKey("output_gate", "must be true or false, got " + io::describeJson(json["output_gate"]));
     c.outputGate = json["output_gate"].get<bool>();
   }
   c.validate();
@@ -257,7 +257,7 @@ Vector packLatticeToken(const LatticeToken& tok) {
 LatticeModel::LatticeModel(const LatticeConfig& config) : config_(config) {
   config_.validate();
   Rng rng(config_.seed);
-  for (const auto& [name, shape] : weightShapes(config_)) {
+  for (const auto& [name, shape] : weightSpecs(config_)) {
     if (name == "s0") {
       Tensor s0 = filled(name, shape, 0.0);
       const bool fallback = config_.init == "identity" && config_.m > config_.d;
@@ -283,13 +283,7 @@ LatticeModel::LatticeModel(const LatticeConfig& config) : config_(config) {
 LatticeModel::LatticeModel(const LatticeConfig& config, const std::vector<Tensor>& weights)
     : config_(config) {
   config_.validate();
-  LoadedWeights given{config_.toJson(), weights, "lattice weights"};
-  for (const auto& [name, shape] : weightShapes(config_)) {
-    weights_.push_back(given.get(name, shape));
-    size_t n = 1;
-    for (const int64_t k : shape) n *= static_cast<size_t>(k);
-    requireSize("lattice weights: tensor \"" + name + "\" values", n, weights_.back().data.size());
-  }
+  weights_ = takeWeights({config_.toJson(), weights, "lattice weights"}, weightSpecs(config_));
 }
 
 LatticeModel LatticeModel::load(const std::string& path) {
@@ -300,8 +294,11 @@ LatticeModel LatticeModel::load(const std::string& path) {
   } catch (const Error& e) {
     throw Error(path + ": " + e.what());
   }
-  for (const auto& [name, shape] : weightShapes(config)) w.get(name, shape);  // names the file
-  return LatticeModel(config, w.tensors);
+  try {
+    return LatticeModel(config, w.tensors);
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
 }
 
 void LatticeModel::save(const std::string& path) const {

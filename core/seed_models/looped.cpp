@@ -46,21 +46,7 @@ LoopedModel::LoopedModel(const LoopedConfig& config) : config_(config) {
 
 LoopedModel::LoopedModel(const LoopedConfig& config, const std::vector<Tensor>& weights)
     : config_(config) {
-  const LoadedWeights given{config.toJson(), weights, "looped weights"};
-  const std::vector<LoopedWeightSpec> specs = loopedWeightSpecs(config);
-  for (const LoopedWeightSpec& s : specs) {
-    Tensor t = given.get(s.name, s.shape);
-    t.dtype = Tensor::F64;
-    for (const double x : t.data)
-      if (!std::isfinite(x))
-        throw Error("looped weights: tensor \"" + s.name + "\" has a non-finite entry");
-    weights_.push_back(std::move(t));
-  }
-  for (const Tensor& t : weights) {
-    const bool known = std::any_of(specs.begin(), specs.end(),
-                                   [&](const LoopedWeightSpec& s) { return s.name == t.name; });
-    if (!known) throw Error("looped weights: unexpected tensor \"" + t.name + "\" for this config");
-  }
+  weights_ = takeWeights({config.toJson(), weights, "looped weights"}, loopedWeightSpecs(config));
   bind();
 }
 

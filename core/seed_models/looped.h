@@ -102,10 +102,7 @@ struct LoopedConfig {
 // mlp.fc1.weight [d_ff][d], mlp.fc2.weight [d][d_ff] (+ .bias with ff_bias),
 // "tmlt" only: timestep.fc1 (W_4 [d][d_f], b_4), timestep.fc2 (W_3 [d][d], b_3),
 // modulation (W_5 [4d][d], b_5 [4d]); readout.weight [d_out][d], readout.bias [d_out].
-struct LoopedWeightSpec {
-  std::string name;
-  std::vector<int64_t> shape;
-};
+using LoopedWeightSpec = WeightSpec;
 std::vector<LoopedWeightSpec> loopedWeightSpecs(const LoopedConfig& config);
 
 // The §6.2 construction (Lemma A.6): d = 5 channels [v, a, 1, scratch, s], one head of size

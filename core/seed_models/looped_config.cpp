@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/io/json_util.h"
 #include "core/seed_models/config_reader.h"
 #include "core/seed_models/looped.h"
 #include "core/util/error.h"
@@ -88,7 +89,8 @@ json LoopedConfig::toJson() const {
 }
 
 LoopedConfig LoopedConfig::fromJson(const json& j) {
-  if (!j.is_object()) throw Error("looped config: expected a JSON object, got " + j.dump());
+  if (!j.is_object())
+    throw Error("looped config: expected a JSON object, got " + io::describeJson(j));
   LoopedConfig c;
   bool headDimGiven = false;
   for (const auto& [key, v] : j.items()) {
@@ -144,7 +146,7 @@ LoopedConfig LoopedConfig::fromJson(const json& j) {
           loopedReader.named<bool>(v, key, choice<kRandom, kZero>, "random, zero");
     else if (key == "seed") {
       if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<long long>() < 0))
-        loopedReader.bad(key, "expected a non-negative integer, got " + v.dump());
+        loopedReader.bad(key, "expected a non-negative integer, got " + io::describeJson(v));
       c.seed = v.get<uint64_t>();
     } else if (key == "task_tokens")
       c.task.tokens = loopedReader.integer(v, key, 0, kMaxElements);

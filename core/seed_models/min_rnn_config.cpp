@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/io/json_util.h"
 #include "core/seed_models/config_reader.h"
 #include "core/seed_models/min_rnn_model.h"
 #include "core/util/error.h"
@@ -40,7 +41,8 @@ json MinRnnConfig::toJson() const {
 
 MinRnnConfig MinRnnConfig::fromJson(const json& j, MinRnnCell cell) {
   const ConfigReader r{minRnnCellKind(cell)};
-  if (!j.is_object()) throw Error(r.kind + " config: expected a JSON object, got " + j.dump());
+  if (!j.is_object())
+    throw Error(r.kind + " config: expected a JSON object, got " + io::describeJson(j));
   MinRnnConfig c;
   for (const auto& [key, v] : j.items()) {
     if (key == "d_model")
@@ -61,7 +63,7 @@ MinRnnConfig MinRnnConfig::fromJson(const json& j, MinRnnCell cell) {
       c.residual = r.boolean(v, key);
     else if (key == "seed") {
       if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<long long>() < 0))
-        r.bad(key, "expected a non-negative integer, got " + v.dump());
+        r.bad(key, "expected a non-negative integer, got " + io::describeJson(v));
       c.seed = v.get<uint64_t>();
     } else if (key == "vocabulary")
       c.task.vocabulary = r.integer(v, key, 3, kMaxElements);

@@ -81,22 +81,8 @@ MinRnnModel::MinRnnModel(MinRnnCell cell, const MinRnnConfig& config,
                          const std::vector<Tensor>& weights)
     : cell_(cell), config_(config) {
   config_.validate(cell);
-  const std::string where = kind() + " weights";
-  const LoadedWeights given{config.toJson(), weights, where};
-  const std::vector<MinRnnWeightSpec> specs = minRnnWeightSpecs(config, cell);
-  for (const MinRnnWeightSpec& s : specs) {
-    Tensor t = given.get(s.name, s.shape);
-    t.dtype = Tensor::F64;
-    for (const double x : t.data)
-      if (!std::isfinite(x))
-        throw Error(where + ": tensor \"" + s.name + "\" has a non-finite entry");
-    weights_.push_back(std::move(t));
-  }
-  for (const Tensor& t : weights) {
-    const bool known = std::any_of(specs.begin(), specs.end(),
-                                   [&](const MinRnnWeightSpec& s) { return s.name == t.name; });
-    if (!known) throw Error(where + ": unexpected tensor \"" + t.name + "\" for this config");
-  }
+  weights_ =
+      takeWeights({config.toJson(), weights, kind() + " weights"}, minRnnWeightSpecs(config, cell));
 }
 
 std::pair<MinRnnConfig, std::vector<Tensor>> MinRnnModel::loadParts(MinRnnCell cell,

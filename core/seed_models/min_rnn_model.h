@@ -86,10 +86,7 @@ struct MinRnnConfig {
   void validate(MinRnnCell cell) const;  // the same checks for a config built in code
 };
 
-struct MinRnnWeightSpec {
-  std::string name;
-  std::vector<int64_t> shape;
-};
+using MinRnnWeightSpec = WeightSpec;
 std::vector<MinRnnWeightSpec> minRnnWeightSpecs(const MinRnnConfig& config, MinRnnCell cell);
 
 class MinRnnModel : public SeedModel {

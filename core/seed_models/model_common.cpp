@@ -1,11 +1,16 @@
 #include "core/seed_models/model_common.h"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <numbers>
 
+#include "core/io/json_util.h"
 #include "core/io/safetensors.h"
+#include "core/seed_models/checkpoint_metadata.h"
 #include "core/util/error.h"
+#include "core/util/nonfinite.h"
+#include "core/util/quote_input.h"
 
 namespace lsrl::seed_models {
 
@@ -85,16 +90,37 @@ const Tensor& LoadedWeights::get(const std::string& name, const std::vector<int6
   throw Error(where + ": no tensor \"" + name + "\" (expected " + shapeText(shape) + ")");
 }
 
+std::vector<Tensor> takeWeights(const LoadedWeights& given, const std::vector<WeightSpec>& specs) {
+  std::vector<Tensor> out;
+  for (const WeightSpec& s : specs) {
+    Tensor t = given.get(s.name, s.shape);
+    requireSize(given.where + ": tensor \"" + s.name + "\" values", count(s.shape), t.data.size());
+    const size_t bad = firstNonFinite(t.data);
+    if (bad != t.data.size())
+      throw Error(given.where + ": tensor \"" + s.name + "\" has a non-finite entry (" +
+                  (std::isnan(t.data[bad]) ? "nan"
+                   : t.data[bad] > 0       ? "inf"
+                                           : "-inf") +
+                  " at index " + std::to_string(bad) + ")");
+    t.dtype = Tensor::F64;
+    out.push_back(std::move(t));
+  }
+  for (const Tensor& t : given.tensors) {
+    const bool known = std::any_of(specs.begin(), specs.end(),
+                                   [&](const WeightSpec& s) { return s.name == t.name; });
+    if (!known)
+      throw Error(given.where + ": unexpected tensor " + quoteInput(t.name) + " for this config");
+  }
+  return out;
+}
+
 LoadedWeights loadWeights(const std::string& path, const std::string& kind) {
   const TensorFile file = readSafetensors(path);
-  nlohmann::json meta;
-  try {
-    meta = nlohmann::json::parse(file.metadataJson.empty() ? "null" : file.metadataJson);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path + ": malformed metadata: " + e.what());
-  }
+  const nlohmann::json meta =
+      io::parseJson(file.metadataJson.empty() ? "null" : file.metadataJson, path + " metadata");
   if (!meta.is_object() || !meta.contains("model") || !meta["model"].is_string())
     throw Error(path + ": not a seed-model weights file (no \"model\" in its metadata)");
+  checkCheckpointMetadata(path, meta);
   if (meta["model"] != kind)
     throw Error(path + ": holds a " + meta["model"].get<std::string>() + " model, not " + kind);
   LoadedWeights out;

@@ -57,8 +57,20 @@ struct LoadedWeights {
   // and expected vs got.
   const Tensor& get(const std::string& name, const std::vector<int64_t>& shape) const;
 };
-// Throws lsrl::Error when the file is not a weights file of `kind` ("mingru", ...).
+// Throws lsrl::Error when the file is not a weights file of `kind` ("mingru", ...) or its
+// metadata has an entry of the wrong type (core/seed_models/checkpoint_metadata.h).
 LoadedWeights loadWeights(const std::string& path, const std::string& kind);
+
+// One weight tensor a config needs: its name and exact shape.
+struct WeightSpec {
+  std::string name;
+  std::vector<int64_t> shape;
+};
+// The tensors `specs` names, in that order and as F64, taken from `given`: each must have
+// exactly its shape and only finite entries, and `given` may hold no tensor `specs` does
+// not name. Every model builds from given weights through this, so that all of them
+// refuse the same files. Throws lsrl::Error naming given.where and the tensor.
+std::vector<Tensor> takeWeights(const LoadedWeights& given, const std::vector<WeightSpec>& specs);
 
 // A model's trace: named row-major arrays ("slots" [T][m][d], "gates" [T][d], ...).
 class Trace {

@@ -5,12 +5,14 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/sequence_file.h"
+#include "core/seed_models/checkpoint_metadata.h"
 #include "core/seed_models/gateloop.h"
 #include "core/seed_models/lattice.h"
 #include "core/seed_models/looped.h"
 #include "core/seed_models/mingru.h"
 #include "core/seed_models/minlstm.h"
 #include "core/util/error.h"
+#include "core/util/quote_input.h"
 
 namespace lsrl::seed_models {
 
@@ -50,7 +52,7 @@ const Factory& factory(const std::string& kind) {
   if (it == table.end()) {
     std::string known;
     for (const auto& [name, f] : table) known += (known.empty() ? "" : ", ") + name;
-    throw Error("unknown model \"" + kind + "\" (known: " + known + ")");
+    throw Error("unknown model " + quoteInput(kind) + " (known: " + known + ")");
   }
   return it->second;
 }
@@ -79,12 +81,22 @@ std::unique_ptr<SeedModel> makeSeedModel(const std::string& kind, const nlohmann
 std::unique_ptr<SeedModel> loadSeedModel(const std::string& kind, const std::string& path,
                                          nlohmann::json* metadata) {
   const LoadedWeights weights = loadWeights(path, kind);
-  auto model = factory(kind).fromWeights(weights);
+  std::unique_ptr<SeedModel> model;
+  try {
+    model = factory(kind).fromWeights(weights);
+  } catch (const Error& e) {  // the config's and the tensors' errors, which know no file
+    throw Error(path + ": " + e.what());
+  }
+  checkCheckpointTask(path, weights.metadata, model->tasks());
   if (metadata) *metadata = weights.metadata;
   return model;
 }
 
 void saveSeedModel(const SeedModel& model, const std::string& path, const nlohmann::json& extra) {
+  if (!extra.is_null()) {  // what is written must load again
+    checkCheckpointMetadata(path, extra);
+    checkCheckpointTask(path, extra, model.tasks());
+  }
   saveWeights(path, model.kind(), model.config(), model.weights(), extra);
 }
 

@@ -52,9 +52,12 @@ std::unique_ptr<SeedModel> makeSeedModel(const std::string& kind, const nlohmann
 // A model from a weights file written by saveSeedModel (its config is in the metadata).
 // With `metadata`, also the file's "lsrl" metadata: {"model", "config", and for a trained
 // checkpoint "task" (what it was trained on) and "training" (steps, seed, accuracy, ...)}.
+// Throws lsrl::Error naming the file for non-finite weights or metadata of the wrong type
+// (core/seed_models/checkpoint_metadata.h), "task" included: it must name a task of the model.
 std::unique_ptr<SeedModel> loadSeedModel(const std::string& kind, const std::string& path,
                                          nlohmann::json* metadata = nullptr);
-// `extra`: more metadata entries (a trained checkpoint's "task" and "training").
+// `extra`: more metadata entries (a trained checkpoint's "task" and "training"), checked as
+// loadSeedModel checks them.
 void saveSeedModel(const SeedModel& model, const std::string& path,
                    const nlohmann::json& extra = nlohmann::json::object());
 // One token sequence from IN.json ({"tokens": [[...], ...]}, as lsrl run reads it) as

@@ -38,7 +38,7 @@ bool addTrainingLine(TrainingLog& log, std::string_view line) {
     log.start = j;
     return true;
   }
-  if (event == "done" || event == "interrupted") {
+  if (event == "done" || event == "interrupted" || event == "diverged") {
     log.end = j;
     return true;
   }

@@ -1,7 +1,7 @@
 // Training logs of `lsrl train` (app/python/lsrl/torch/train.py): one JSON object per line,
 // {"event": "start", ...}, then {"step", "loss", "accuracy", "tokens_per_s", "elapsed_s",
 // "eta_s", ...} after the first step and per log interval, then {"event": "done" |
-// "interrupted", ...}; with --progress, {"event": "progress", "step", ...} after every
+// "interrupted" | "diverged", ...}; with --progress, {"event": "progress", "step", ...} after every
 // other step and {"event": "evaluating", "samples"} before the held-out score. The
 // explorer's Training view plots them, live from the training process or from the
 // W.log.jsonl beside a checkpoint.
@@ -38,7 +38,7 @@ struct TrainingLog {
   nlohmann::json start;  // model, task, config, steps, seed, init, ...; null before it came
   std::vector<TrainingPoint> points;
   TrainingProgress progress;
-  nlohmann::json end;  // the "done" or "interrupted" record; null while training runs
+  nlohmann::json end;  // the "done", "interrupted" or "diverged" record; null while it runs
 
   int plannedSteps() const;  // start's "steps", else 0
   bool finished() const { return end.is_object(); }

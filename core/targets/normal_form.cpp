@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/graph/node_description.h"
 #include "core/targets/sparse_ops.h"
 #include "core/util/error.h"
 
@@ -135,36 +136,27 @@ template struct NfModel<Exact>;
 // ---------------------------------------------------------------------------------
 // Path validation
 
-namespace {
-
-std::string describe(const Node& n) {
-  std::string s = "node " + std::to_string(n.id) + " (" + std::string(n.countedOpName());
-  if (!n.name.empty()) s += " '" + n.name + "'";
-  return s + ")";
-}
-
-}  // namespace
-
 std::vector<NodeId> pathNodes(const Graph& path) {
   if (path.output() == kNoNode) throw Error("path graph: no output node set");
   const std::vector<NodeId> order = path.topologicalOrder();
   if (order.empty()) throw Error("path graph: empty program");
   const Node& first = path.node(order.front());
   if (first.op != Op::Input) {
-    throw Error("path graph: " + describe(first) + " comes first; a path starts with its Input");
+    throw Error("path graph: " + describeNode(first) +
+                " comes first; a path starts with its Input");
   }
   std::vector<NodeId> out;
   for (size_t i = 1; i < order.size(); ++i) {
     const Node& n = path.node(order[i]);
-    if (n.op == Op::Input) throw Error("path graph: second Input " + describe(n));
+    if (n.op == Op::Input) throw Error("path graph: second Input " + describeNode(n));
     if (n.inputs.size() != 1) {
-      throw Error("path graph: " + describe(n) + " has " + std::to_string(n.inputs.size()) +
+      throw Error("path graph: " + describeNode(n) + " has " + std::to_string(n.inputs.size()) +
                   " inputs; a path node has exactly one");
     }
     if (n.inputs.front() != order[i - 1]) {
-      throw Error("path graph: " + describe(n) + " reads node " + std::to_string(n.inputs.front()) +
-                  " instead of its predecessor node " + std::to_string(order[i - 1]) +
-                  " (the graph branches)");
+      throw Error("path graph: " + describeNode(n) + " reads node " +
+                  std::to_string(n.inputs.front()) + " instead of its predecessor node " +
+                  std::to_string(order[i - 1]) + " (the graph branches)");
     }
     out.push_back(n.id);
   }
@@ -259,13 +251,13 @@ class NfCompiler {
       case Op::Multi:
         if (!post_) passThrough();  // P3
         if (M_.rows() % 2 != 0)
-          throw Error("path graph: " + describe(n) + " has an odd input width");
+          throw Error("path graph: " + describeNode(n) + " has an odd input width");
         closeGated();  // Q5
         return;
       case Op::Input:
         break;
     }
-    throw Error("path graph: unexpected " + describe(n));
+    throw Error("path graph: unexpected " + describeNode(n));
   }
 
   NfModel<Exact> finish() {

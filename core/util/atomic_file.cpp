@@ -14,6 +14,8 @@
 #include <random>
 
 #include "core/util/error.h"
+#include "core/util/quote_input.h"
+#include "core/util/thousands.h"
 
 namespace lsrl {
 
@@ -21,7 +23,7 @@ namespace {
 
 std::string systemError(int err) { return std::strerror(err); }
 
-std::string quote(const std::string& path) { return "\"" + path + "\""; }
+// Paths are input too: a 10 KB name is quoted bounded, keeping its end (the file name).
 
 std::string randomSuffix() {
   static std::atomic<unsigned long long> counter{0};
@@ -87,7 +89,7 @@ std::string resolveOutputPath(const std::string& path) {
   // A symbolic link is written through: the file it names is replaced, the link stays.
   char* real = ::realpath(path.c_str(), nullptr);
   if (real == nullptr) {
-    throw Error("cannot save " + quote(path) +
+    throw Error("cannot save " + quotePath(path) +
                 ": it is a symbolic link to a missing file or folder; remove the link or "
                 "save under another name");
   }
@@ -99,19 +101,23 @@ std::string resolveOutputPath(const std::string& path) {
 namespace {
 
 // The mode of the file a write to `path` replaces (nullopt for a new file); throws
-// lsrl::Error unless that is a writable regular file.
-std::optional<mode_t> requireWritableTarget(const std::string& path) {
+// lsrl::Error unless that is a writable regular file (with Links::Refuse, `path` itself:
+// a symbolic link there is refused).
+std::optional<mode_t> requireWritableTarget(const std::string& path, Links links) {
   struct stat target {};
-  if (::stat(path.c_str(), &target) != 0) return std::nullopt;  // a new file
-  if (S_ISDIR(target.st_mode)) throw Error("cannot save " + quote(path) + ": it is a directory");
+  const int found =
+      links == Links::Follow ? ::stat(path.c_str(), &target) : ::lstat(path.c_str(), &target);
+  if (found != 0) return std::nullopt;  // a new file
+  if (S_ISDIR(target.st_mode))
+    throw Error("cannot save " + quotePath(path) + ": it is a directory");
   if (!S_ISREG(target.st_mode)) {
-    throw Error("cannot save " + quote(path) + ": it is " + kindOf(target.st_mode) +
+    throw Error("cannot save " + quotePath(path) + ": it is " + kindOf(target.st_mode) +
                 ", not a regular file; lsrl only replaces regular files");
   }
   // Replacing by rename would succeed over a read-only file (and root ignores modes), so
   // a file marked read-only is refused explicitly, as editors do.
   if ((target.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0) {
-    throw Error("cannot save " + quote(path) +
+    throw Error("cannot save " + quotePath(path) +
                 ": the file is read-only (no write permission for anyone); "
                 "make it writable or save under another name");
   }
@@ -123,30 +129,32 @@ std::optional<mode_t> requireWritableTarget(const std::string& path) {
 void checkOutputPath(const std::string& requestedPath) {
   if (requestedPath.empty()) throw Error("cannot save a file with an empty path");
   const std::string path = resolveOutputPath(requestedPath);
-  (void)requireWritableTarget(path);
+  (void)requireWritableTarget(path, Links::Follow);
   const std::string dir = directoryOf(path);
   struct stat folder {};
   if (::stat(dir.c_str(), &folder) != 0 || !S_ISDIR(folder.st_mode))
-    throw Error("cannot save " + quote(requestedPath) + ": the folder " + quote(dir) +
+    throw Error("cannot save " + quotePath(requestedPath) + ": the folder " + quotePath(dir) +
                 " does not exist");
   if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    throw Error("cannot save " + quote(requestedPath) + ": the folder " + quote(dir) +
+    throw Error("cannot save " + quotePath(requestedPath) + ": the folder " + quotePath(dir) +
                 " is not writable: " + systemError(errno));
 }
 
-AtomicFileWriter::AtomicFileWriter(const std::string& requestedPath)
-    : requestedPath_(requestedPath) {
+AtomicFileWriter::AtomicFileWriter(const std::string& requestedPath, Links links)
+    : requestedPath_(requestedPath), links_(links) {
   if (requestedPath.empty()) throw Error("cannot save a file with an empty path");
-  path_ = resolveOutputPath(requestedPath);
-  targetMode_ = requireWritableTarget(path_);
+  // With Links::Refuse the rename below replaces `path_` itself, which the check refuses
+  // if it is a link: nothing is written through one.
+  path_ = links == Links::Follow ? resolveOutputPath(requestedPath) : requestedPath;
+  targetMode_ = requireWritableTarget(path_, links);
   removeStaleTemporaries(path_);
   tempPath_ = path_ + ".tmp-" + std::to_string(::getpid()) + "-" + randomSuffix();
   fd_ = ::open(tempPath_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd_ < 0) {
     const int err = errno;
     tempPath_.clear();  // nothing was created
-    throw Error(what() + ": cannot create a temporary file in " + quote(directoryOf(path_)) + ": " +
-                systemError(err));
+    throw Error(what() + ": cannot create a temporary file in " + quotePath(directoryOf(path_)) +
+                ": " + systemError(err));
   }
   // Keep the permissions of a file we replace.
   if (targetMode_) (void)::fchmod(fd_, *targetMode_ & 07777);
@@ -157,7 +165,7 @@ AtomicFileWriter::~AtomicFileWriter() {
   if (!tempPath_.empty()) ::unlink(tempPath_.c_str());
 }
 
-std::string AtomicFileWriter::what() const { return "cannot save " + quote(requestedPath_); }
+std::string AtomicFileWriter::what() const { return "cannot save " + quotePath(requestedPath_); }
 
 void AtomicFileWriter::write(std::string_view bytes) {
   if (fd_ < 0) throw Error(what() + ": the file was already committed");
@@ -167,7 +175,7 @@ void AtomicFileWriter::write(std::string_view bytes) {
     const ssize_t n = ::write(fd_, data, left);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw Error(what() + ": writing " + quote(tempPath_) + " failed: " + systemError(errno));
+      throw Error(what() + ": writing failed: " + systemError(errno));
     }
     data += n;
     left -= static_cast<size_t>(n);
@@ -179,16 +187,15 @@ void AtomicFileWriter::commit(const std::string& finalName) {
   std::string target = path_;
   if (!finalName.empty()) {
     target = directoryOf(path_) + "/" + finalName;
-    (void)requireWritableTarget(target);
+    (void)requireWritableTarget(target, links_);
   }
   if (::fsync(fd_) != 0) {
-    throw Error(what() + ": flushing " + quote(tempPath_) +
-                " to disk failed: " + systemError(errno));
+    throw Error(what() + ": flushing it to disk failed: " + systemError(errno));
   }
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) {
-    throw Error(what() + ": closing " + quote(tempPath_) + " failed: " + systemError(errno));
+    throw Error(what() + ": closing it failed: " + systemError(errno));
   }
   if (::rename(tempPath_.c_str(), target.c_str()) != 0) {
     throw Error(what() + ": renaming the temporary file over it failed: " + systemError(errno));
@@ -203,19 +210,22 @@ void AtomicFileWriter::commit(const std::string& finalName) {
   }
 }
 
-void writeFileAtomically(const std::string& path, std::string_view content) {
-  AtomicFileWriter file(path);
+void writeFileAtomically(const std::string& path, std::string_view content, Links links) {
+  AtomicFileWriter file(path, links);
   file.write(content);
   file.commit();
 }
 
-std::string readWholeFile(const std::string& path) {
-  const std::string what = "cannot read " + quote(path);
+std::string readWholeFile(const std::string& path, uint64_t maxBytes, Links links) {
+  const std::string what = "cannot read " + quotePath(path);
   // Non-blocking, so that opening a FIFO does not wait for a writer; refused below.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  const int fd = ::open(
+      path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (links == Links::Refuse ? O_NOFOLLOW : 0));
   if (fd < 0) {
     const int err = errno;
     if (err == ENOENT) throw Error(what + ": no such file");
+    if (err == ELOOP && links == Links::Refuse)
+      throw Error(what + ": it is a symbolic link, which is not followed here");
     throw Error(what + ": " + systemError(err));
   }
   struct stat st {};
@@ -233,12 +243,19 @@ std::string readWholeFile(const std::string& path) {
     throw Error(what + ": it is " + kindOf(st.st_mode) +
                 ", not a regular file (lsrl reads files whole, so it needs a regular file)");
   }
+  auto tooBig = [&](const std::string& size) {
+    ::close(fd);
+    return Error(what + ": it is " + size + " bytes, over the limit of " + withThousands(maxBytes) +
+                 " bytes");
+  };
+  if (static_cast<uint64_t>(st.st_size) > maxBytes) throw tooBig(withThousands(st.st_size));
   (void)::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   std::string out;
   if (st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
   char buffer[1 << 16];
   for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    const uint64_t room = maxBytes - out.size();  // one byte past it tells a grown file
+    const ssize_t n = ::read(fd, buffer, room < sizeof buffer ? room + 1 : sizeof buffer);
     if (n < 0) {
       if (errno == EINTR) continue;
       const int err = errno;
@@ -247,6 +264,7 @@ std::string readWholeFile(const std::string& path) {
     }
     if (n == 0) break;
     out.append(buffer, static_cast<size_t>(n));
+    if (out.size() > maxBytes) throw tooBig("at least " + withThousands(out.size()));  // it grew
   }
   ::close(fd);
   return out;

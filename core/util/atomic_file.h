@@ -4,17 +4,26 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace lsrl {
 
+// What a read or a write does with a symbolic link at the path itself: follows it (the
+// files the user names), or refuses it (the files the tools keep on their own, which must
+// never lead out of their folder: core/util/hint_file.h).
+enum class Links { Follow, Refuse };
+
 // Throws lsrl::Error naming the path and the system error on failure; the temporary
 // file is removed then. Only regular files are replaced: a FIFO, device or socket at `path`
-// is refused, and a symbolic link is written through (the file it names is replaced).
+// is refused, and a symbolic link is written through (the file it names is replaced), or
+// refused with Links::Refuse.
 // Temporary files left by writes to the same path that were killed are removed.
-void writeFileAtomically(const std::string& path, std::string_view content);
+void writeFileAtomically(const std::string& path, std::string_view content,
+                         Links links = Links::Follow);
 // The checks writeFileAtomically makes before it writes, for a long job to make before it
 // starts: the target is a writable regular file or absent, and its folder exists and is
 // writable. Throws lsrl::Error naming the path.
@@ -25,7 +34,8 @@ void checkOutputPath(const std::string& path);
 // commit (an error, a cancel), the temporary file is removed and the target is untouched.
 class AtomicFileWriter {
  public:
-  explicit AtomicFileWriter(const std::string& path);  // checks the target as above
+  // Checks the target as above.
+  explicit AtomicFileWriter(const std::string& path, Links links = Links::Follow);
   ~AtomicFileWriter();
   AtomicFileWriter(const AtomicFileWriter&) = delete;
   AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
@@ -42,13 +52,17 @@ class AtomicFileWriter {
   std::string requestedPath_;
   std::string path_;      // the file replaced (a symbolic link's target)
   std::string tempPath_;  // empty once renamed or never created
+  Links links_;
   std::optional<mode_t> targetMode_;
   int fd_ = -1;
 };
 
-// Regular files only (a FIFO or device is refused instead of blocking or reading forever);
-// throws lsrl::Error naming the path.
-std::string readWholeFile(const std::string& path);
+constexpr uint64_t kNoSizeLimit = std::numeric_limits<uint64_t>::max();
+
+// Regular files only (a FIFO or device is refused instead of blocking or reading forever),
+// of at most `maxBytes`; throws lsrl::Error naming the path.
+std::string readWholeFile(const std::string& path, uint64_t maxBytes = kNoSizeLimit,
+                          Links links = Links::Follow);
 
 // True for "<name>.tmp-<pid>-<random>", the temporary file of a write (above) whose process
 // <pid> no longer runs: a killed write left it.

@@ -164,7 +164,7 @@ TEST_F(CliTest, ErrorsGoToStderrAndLeaveNoFile) {
 
   const Result badOpt = lsrl({"run", "x.json", "--frob"});
   EXPECT_EQ(badOpt.code, 1);
-  EXPECT_NE(badOpt.err.find("unknown option --frob"), std::string::npos) << badOpt.err;
+  EXPECT_NE(badOpt.err.find("unknown option \"--frob\""), std::string::npos) << badOpt.err;
 }
 
 TEST_F(CliTest, RunRejectsTokensOfTheWrongWidth) {

@@ -10,9 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -30,10 +32,53 @@ struct Result {
   std::string err;
 };
 
+// The longest line a message may have (app/cli/cli.cpp cuts a longer one as a last resort;
+// the messages themselves quote at most 80 characters of input: core/util/quote_input.h).
+constexpr size_t kMaxMessageLine = 300;
+
+// Characters (UTF-8 code points) of the longest line of `text` (lines end at \n or \r).
+inline size_t longestLine(const std::string& text) {
+  size_t longest = 0;
+  size_t current = 0;
+  for (const char c : text) {
+    if (c == '\n' || c == '\r') {
+      current = 0;
+    } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+      longest = std::max(longest, ++current);
+    }
+  }
+  return longest;
+}
+
+// Every test that runs the CLI is also a check of its messages' length: whatever a test
+// provokes, no line of what the CLI wrote to stderr is longer than kMaxMessageLine.
+inline void expectShortMessageLines(const std::string& err) {
+  EXPECT_LE(longestLine(err), kMaxMessageLine) << "a message line is too long:\n"
+                                               << err.substr(0, 2000);
+}
+
+// A bad-input reproducer of tests/data/robustness (README.md there).
+inline std::string robustnessFile(const std::string& name) {
+  return std::string(LSRL_TEST_DATA_DIR) + "/robustness/" + name;
+}
+
 inline Result lsrl(const std::vector<std::string>& args) {
   std::ostringstream out, err;
   const int code = runCli(args, out, err);
+  expectShortMessageLines(err.str());
   return {code, out.str(), err.str()};
+}
+
+// lsrl() with what the command wrote to std::cerr itself (warnings, which do not go through
+// runCli's error stream) captured into `warnings`, its lines checked likewise.
+inline Result lsrlWithWarnings(const std::vector<std::string>& args, std::string& warnings) {
+  std::ostringstream captured;
+  std::streambuf* saved = std::cerr.rdbuf(captured.rdbuf());
+  const Result r = lsrl(args);
+  std::cerr.rdbuf(saved);
+  warnings = captured.str();
+  expectShortMessageLines(warnings);
+  return r;
 }
 
 // tok2tok (L = 3, `variant`) built into `program` and compiled with its constants fitted
@@ -69,21 +114,21 @@ class CliFixture : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-// Starts the real binary with `args` (stderr to `stderrPath` when not empty), sends it
-// SIGINT after `delay` and, with a stderr file, once the child has written to it; returns
-// its wait status; a failure to start, signal or wait is
-// reported to GoogleTest and returns -1.
-inline int runAndInterrupt(std::vector<std::string> args, std::chrono::milliseconds delay,
-                           const std::string& stderrPath = "") {
+// Starts the real binary with `args` (its stdout and stderr to the files named, when not
+// empty; "/dev/null" discards); returns its pid, or -1 with a failure reported.
+inline pid_t startCli(std::vector<std::string> args, const std::string& stdoutPath = "",
+                      const std::string& stderrPath = "") {
   args.insert(args.begin(), LSRL_CLI_BINARY);
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  if (!stderrPath.empty()) {
-    posix_spawn_file_actions_addopen(&actions, 2, stderrPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
+  const std::pair<int, const std::string*> redirects[] = {{1, &stdoutPath}, {2, &stderrPath}};
+  for (const auto& [fd, file] : redirects) {
+    if (!file->empty())
+      posix_spawn_file_actions_addopen(&actions, fd, file->c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                       0644);
   }
   pid_t pid = 0;
   const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
@@ -92,6 +137,17 @@ inline int runAndInterrupt(std::vector<std::string> args, std::chrono::milliseco
     ADD_FAILURE() << "could not start " << argv[0];
     return -1;
   }
+  return pid;
+}
+
+// Starts the real binary with `args` (stderr to `stderrPath` when not empty), sends it
+// SIGINT after `delay` and, with a stderr file, once the child has written to it; returns
+// its wait status; a failure to start, signal or wait is
+// reported to GoogleTest and returns -1.
+inline int runAndInterrupt(std::vector<std::string> args, std::chrono::milliseconds delay,
+                           const std::string& stderrPath = "") {
+  const pid_t pid = startCli(std::move(args), "", stderrPath);
+  if (pid < 0) return -1;
   std::this_thread::sleep_for(delay);
   // A slow machine (or a sanitizer build) may not have installed its SIGINT handler yet:
   // wait until the child has written progress to stderr, which it does only after that.

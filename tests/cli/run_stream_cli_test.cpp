@@ -38,6 +38,7 @@ class StreamedRun : public CliFixture {
                                 std::string(LSRL_CLI_BINARY) + " " + args + " > " + path(outName) +
                                 " 2> " + path(errName);
     const int status = std::system(("bash -c '" + command + "'").c_str());
+    expectShortMessageLines(read(errName));
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
 

@@ -246,8 +246,7 @@ TEST(HistoryFile, AStreamedHistoryPastItsLimitStopsTheCompileAndLeavesNothing) {
     EXPECT_GT(writer.bytesSoFar(), 20000u);
   }
   EXPECT_CONTAINS(message, "h.json\" passed its size limit of 20,000 bytes at ");
-  EXPECT_CONTAINS(message, " node payloads (the last, node ");
-  EXPECT_CONTAINS(message, "; (hint)");
+  EXPECT_CONTAINS(message, " node payloads; (hint)");
   EXPECT_EQ(dir.entries(), std::vector<std::string>{});
 }
 

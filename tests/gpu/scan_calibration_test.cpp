@@ -1,7 +1,8 @@
 // Scan schedules chosen by measurement (core/gpu/scan_calibration.h) on lavapipe: the
 // first use of a shape class times the three schedules and picks the fastest, the choice
-// is cached in the file and read back by the next calibration, a damaged file is measured
-// over, and an explicit path or schedule is never overridden.
+// is cached in the file and read back by the next calibration, a damaged or oversized file
+// is measured over (with a warning), the file keeps the newest classes within its bound, and
+// an explicit path or schedule is never overridden.
 #include "core/gpu/scan_calibration.h"
 
 #include <gtest/gtest.h>
@@ -95,6 +96,10 @@ TEST_F(ScanCalibrationTest, DamagedCacheIsMeasuredOverAndExplicitChoicesStand) {
   std::filesystem::create_directories(file().parent_path());
   std::ofstream(file()) << "{\"devices\": [1, 2";  // cut off mid-write
   ScanCalibration calibration(dev, file());
+  EXPECT_NE(calibration.cacheWarning().find("is not valid JSON"), std::string::npos)
+      << calibration.cacheWarning();
+  EXPECT_NE(calibration.cacheWarning().find("/cache/scan-schedules.json\""), std::string::npos)
+      << calibration.cacheWarning();
   ScanOptions mine;
   mine.path = ScanPath::Shared;
   mine.schedule = ScanSchedule::Chained;
@@ -112,6 +117,51 @@ TEST_F(ScanCalibrationTest, DamagedCacheIsMeasuredOverAndExplicitChoicesStand) {
   memoryOnly.choose(kShape);
   memoryOnly.choose(kShape);
   EXPECT_EQ(memoryOnly.measuredThisRun(), 1);
+  EXPECT_TRUE(dev.validationErrors().empty());
+}
+
+// A cache of another device's 1,200 classes (measured at times 1..1200) and this one's new
+// class: the file written keeps the 1,000 newest, this class among them, under 1 MiB. A
+// cache over 1 MiB is not read at all, with a warning, and is rewritten within the bound.
+TEST_F(ScanCalibrationTest, TheCacheKeepsTheNewestClassesWithinItsBound) {
+  LSRL_VULKAN_DEVICE(dev);
+  if (dev.info().timestampPeriodNs <= 0) GTEST_SKIP() << "no timestamps on " << dev.info().name;
+  std::filesystem::create_directories(file().parent_path());
+  nlohmann::json other = nlohmann::json::object();
+  for (int i = 1; i <= 1200; ++i)
+    other["class " + std::to_string(i)] = {
+        {"path", "shared"},  {"schedule", "chained"},      {"sequential_ms", 1.0},
+        {"chained_ms", 1.0}, {"reduce_then_scan_ms", 1.0}, {"single_pass_ms", 1.0},
+        {"measured_at", i}};
+  const nlohmann::json doc = {
+      {"format", "lsrl-scan-schedules"}, {"version", 1}, {"devices", {{"another device", other}}}};
+  std::ofstream(file()) << doc.dump(2);
+  ScanCalibration calibration(dev, file());
+  EXPECT_EQ(calibration.cacheWarning(), "");
+  const ScanMeasurement& m = calibration.measure(kShape);
+  const nlohmann::json kept = nlohmann::json::parse(std::ifstream(file()));
+  const nlohmann::json& devices = kept.at("devices");
+  ASSERT_EQ(devices.size(), 2u);
+  const nlohmann::json& others = devices.at("another device");
+  EXPECT_EQ(others.size(), 999u);
+  EXPECT_FALSE(others.contains("class 201")) << "the oldest go first";
+  EXPECT_TRUE(others.contains("class 202"));
+  EXPECT_TRUE(others.contains("class 1200"));
+  for (const auto& [key, classes] : devices.items()) {
+    if (key != "another device") {
+      EXPECT_TRUE(classes.contains(m.shapeClass));
+    }
+  }
+  EXPECT_LE(std::filesystem::file_size(file()), size_t{1} << 20);
+
+  std::ofstream(file()) << "{\"devices\": {}, \"padding\": \"" << std::string(2 << 20, 'x')
+                        << "\"}";
+  ScanCalibration oversized(dev, file());
+  EXPECT_NE(oversized.cacheWarning().find("over the limit of 1,048,576 bytes"), std::string::npos)
+      << oversized.cacheWarning();
+  oversized.measure(kShape);
+  EXPECT_EQ(oversized.measuredThisRun(), 1);
+  EXPECT_LT(std::filesystem::file_size(file()), size_t{64} << 10);
   EXPECT_TRUE(dev.validationErrors().empty());
 }
 

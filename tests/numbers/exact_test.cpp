@@ -13,6 +13,7 @@
 
 #include "core/numbers/exact_field.h"
 #include "core/util/error.h"
+#include "core/util/quote_input.h"
 
 namespace lsrl {
 namespace {
@@ -50,7 +51,9 @@ void expectParseError(const std::string& text, size_t position, const std::strin
     EXPECT_EQ(e.position(), position) << e.what();
     EXPECT_EQ(e.text(), text);
     const std::string msg = e.what();
-    EXPECT_CONTAINS(msg, "cannot parse \"" + text + "\" at position " + std::to_string(position));
+    // Long text is quoted bounded around the position (core/util/quote_input.h).
+    EXPECT_CONTAINS(msg, "cannot parse " + quoteInput(text, position) + " at position " +
+                             std::to_string(position));
     EXPECT_CONTAINS(msg, needle);
   }
 }
@@ -579,6 +582,8 @@ TEST(ExactParse, Errors) {
   expectParseError("cos pi", 4, "expected '(' after cos");
   expectParseError("sin(pi", 6, "expected ')'");
   expectParseError(std::string(300, '(') + "1" + std::string(300, ')'), 200, "nested too deeply");
+  expectParseError(std::string(300, '(') + "1" + std::string(300, ')'), 200,
+                   "\"..." + std::string(74, '(') + "...\" (601 characters) at position 200");
   expectParseError(std::string(300, '-') + "1", 200, "nested too deeply");
   expectParseError("1 \xCF\x80", 2, "got '\xCF\x80'");
 }

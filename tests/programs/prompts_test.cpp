@@ -9,7 +9,7 @@
 
 #include "common/error_of.h"
 #include "core/util/error.h"
-#include "tests/programs/program_test_util.h"
+#include "programs/program_test_util.h"
 
 namespace lsrl {
 namespace {

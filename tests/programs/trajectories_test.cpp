@@ -12,7 +12,7 @@
 #include "core/programs/prompts.h"
 #include "core/programs/tok2tok.h"
 #include "core/programs/vec2vec.h"
-#include "tests/programs/program_test_util.h"
+#include "programs/program_test_util.h"
 
 namespace lsrl {
 namespace {

@@ -10,10 +10,15 @@ text (ValueError for every lsrl::Error, TypeError for a non-node where a node be
   refuses gives the CLI's text too.
 - Running: token width mismatch, NaN and infinite inputs (primitives_test.cpp's texts).
 - Nodes of two different programs combined.
+- Bad arguments: sizes, widths and indices that are negative, zero where invalid, beyond
+  the documented bounds (docs/python.md) or no integers at all, and NaN/inf matrix
+  entries, are ValueError / TypeError naming the argument and the value; a sympy value
+  whose exact form is not found is refused within seconds.
 """
 
 import json
 import os
+import time
 import unittest
 
 import numpy as np
@@ -28,6 +33,7 @@ from lsrl import (
     Linear,
     LinState,
     Matrix,
+    MatrixMode,
     Multiplicative,
     ReLU,
     Slice,
@@ -93,8 +99,8 @@ class BuilderErrors(unittest.TestCase):
             (lambda: Multiplicative(x),
              "Multi node 1: input node 0 has odd width 5, expected an even width 2k"),
             (lambda: Concat([]), "Concat needs at least one input, got none"),
-            (lambda: Input(0), "Input node 0: width 0 is outside 1..1048576"),
-            (lambda: Input(1 << 30), "Input node 0: width 1073741824 is outside 1..1048576"),
+            (lambda: Input(0), "Input: dim must be between 1 and 1048576, got 0"),
+            (lambda: Input(1 << 30), "Input: dim must be between 1 and 1048576, got 1073741824"),
             (lambda: Linear(x, Matrix.ones(2, 5), Matrix.ones(2, 2)),
              "Linear: b must be a column (rows x 1) or a 1-D array, got a 2x2 matrix"),
             # numpy arrays are refused as the paper's package refuses them (the mode of their
@@ -146,7 +152,7 @@ class BuilderErrors(unittest.TestCase):
              "f_larger: at least one operand must be a node, got the constants 1 and 2"),
             (lambda: lsrl.f_step(a, scale=-3), "f_step: scale must be positive, got -3"),
             (lambda: lsrl.f_modulo_counter(a, divisor=0),
-             "f_modulo_counter: divisor must be at least 1, got 0"),
+             "f_modulo_counter: divisor must be between 1 and 2048, got 0"),
             (lambda: f_not(3), "f_not: x must be a node, got int"),
         ]
         count = inp._graph.node_count
@@ -174,10 +180,113 @@ class BuilderErrors(unittest.TestCase):
         x = Input(1)
         self.assert_error(lambda: x + "x/y", "cannot parse \"x/y\" at position 0: expected a "
                                              "number, got 'x'")
-        self.assert_error(lambda: Linear(x, [[None]], None), "expected a number, got NoneType")
+        self.assert_error(lambda: Linear(x, [[None]], None),
+                          "entry (0, 0): expected a number, got NoneType")
         self.assert_error(lambda: Linear(x, [[1], [2, 3]], None),
                           "a nested list has rows of different lengths: row 0 has 1 entries, "
                           "row 1 has 2")
+
+
+class ArgumentErrors(unittest.TestCase):
+    def assert_errors(self, cases, kind):
+        for call, text in cases:
+            with self.subTest(text=text):
+                with self.assertRaises(kind) as cm:
+                    call()
+                self.assertEqual(str(cm.exception), text)
+
+    def test_sizes_out_of_range_name_the_argument_and_the_bound(self):
+        x = Input(4)
+        self.assert_errors([
+            (lambda: Matrix.eye(-5), "Matrix.eye: dim must be between 0 and 1048576, got -5"),
+            (lambda: Matrix.eye(10**12),
+             "Matrix.eye: dim must be between 0 and 1048576, got 1000000000000"),
+            (lambda: Matrix.zeros(3, -1), "Matrix.zeros: cols must be between 0 and 1048576, got -1"),
+            (lambda: Matrix.ones(-2, 3), "Matrix.ones: rows must be between 0 and 1048576, got -2"),
+            (lambda: Matrix.ones(1 << 20, 1 << 20),
+             "Matrix.ones: a 1048576x1048576 matrix has 1099511627776 entries, more than 2^28"),
+            (lambda: Matrix.diag(2, -3),
+             "Matrix.diag: block 1: dim must be between 0 and 1048576, got -3"),
+            (lambda: Matrix.SliceMatrix(5, -1, 2),
+             "Matrix.SliceMatrix: start must be between 0 and 5, got -1"),
+            (lambda: Matrix.SliceMatrix(5, 3, 7), "Matrix.SliceMatrix: end must be between 3 and 5, got 7"),
+            (lambda: Input(10**12), "Input: dim must be between 1 and 1048576, got 1000000000000"),
+            (lambda: Input(-1), "Input: dim must be between 1 and 1048576, got -1"),
+            (lambda: Input(10**400),
+             "Input: dim must be between 1 and 1048576, got an integer of 1329 bits"),
+            (lambda: Slice(x, 0, 10**12), "Slice: end must be between 0 and 1048576, got 1000000000000"),
+            (lambda: x[10**12], "Slice: start must be between 0 and 1048576, got 1000000000000"),
+            (lambda: lsrl.f_modulo_counter(x, divisor=10**12),
+             "f_modulo_counter: divisor must be between 1 and 2048, got 1000000000000"),
+        ], ValueError)
+        self.assertEqual(x._graph.node_count, 1)  # nothing was added
+        self.assertEqual(Matrix.eye(np.int64(2)), Matrix.eye(2))  # numpy integers are integers
+        self.assertEqual(Matrix.zeros(0, 3).shape, (0, 3))  # an empty matrix is a matrix
+
+    def test_sizes_that_are_no_integers_are_type_errors(self):
+        x = Input(4)
+        self.assert_errors([
+            (lambda: Matrix.eye(2.5), "Matrix.eye: dim must be an integer, got float 2.5"),
+            (lambda: Matrix.zeros("3", 1), "Matrix.zeros: rows must be an integer, got str '3'"),
+            (lambda: Input(True), "Input: dim must be an integer, got bool True"),
+            (lambda: Input(None), "Input: dim must be an integer, got NoneType None"),
+            (lambda: Slice(x, 0.0, 1), "Slice: start must be an integer, got float 0.0"),
+            (lambda: lsrl.f_modulo_counter(x, divisor=2.0),
+             "f_modulo_counter: divisor must be an integer, got float 2.0"),
+            (lambda: Matrix.eye(3).at(0.5, 0), "a Matrix index must be an integer or a slice, got float"),
+            (lambda: Matrix.eye("x" * 10000),
+             'Matrix.eye: dim must be an integer, got str "\'' + "x" * 76 + '..." (10,002 characters)'),
+        ], TypeError)
+
+    def test_non_finite_matrix_entries_are_refused_by_entry(self):
+        nan, inf = float("nan"), float("inf")
+        self.assert_errors([
+            (lambda: Matrix(np.array([[1.0, nan]]), MatrixMode.NUMERIC),
+             "Matrix: entry (0, 1) is nan; entries must be finite numbers"),
+            (lambda: Matrix([[0], [-inf]], MatrixMode.NUMERIC),
+             "Matrix: entry (1, 0) is -inf; entries must be finite numbers"),
+            (lambda: Matrix(np.array([[0.0], [inf]])), "entry (1, 0): non-finite value inf"),
+            (lambda: Matrix([[1, nan]]), "entry (0, 1): non-finite value nan"),
+            (lambda: Linear(Input(1), Matrix([[nan]], MatrixMode.NUMERIC), None),
+             "Matrix: entry (0, 0) is nan; entries must be finite numbers"),
+        ], ValueError)
+
+    def test_export_arguments(self):
+        loop = ForEach(ReLU(Input(1)), verbose=False)
+        self.assert_errors([
+            (lambda: loop.export_weights(os.devnull, horizon=10**12),
+             "export_weights: horizon must be between 0 and 1000000000, got 1000000000000"),
+            (lambda: loop.export_weights(os.devnull, horizon=-1),
+             "export_weights: horizon must be between 0 and 1000000000, got -1"),
+            (lambda: loop.export_weights(os.devnull, box=(0, float("nan"))),
+             "export_weights: box: non-finite value nan"),
+        ], ValueError)
+        with self.assertRaises(TypeError) as cm:
+            loop.export_weights(os.devnull, horizon=2.5)
+        self.assertEqual(str(cm.exception), "export_weights: horizon must be an integer, got float 2.5")
+
+    def test_sympy_values_without_an_exact_form_are_refused_within_seconds(self):
+        import sympy
+
+        # Neither is in any field Q(cos 2*pi/N); the search for their square root once ran
+        # for over 600 s (sqrt(5 + sqrt(7))) and 19 s (sqrt(1 + sqrt(2))).
+        for value, shown in ((sympy.sqrt(5 + sympy.sqrt(7)), "sqrt(sqrt(7) + 5)"),
+                             (sympy.sqrt(1 + sympy.sqrt(2)), "sqrt(1 + sqrt(2))")):
+            with self.subTest(value=shown):
+                start = time.monotonic()
+                with self.assertRaises(ValueError) as cm:
+                    Linear(Input(1), Matrix([[value]]), None)
+                self.assertLess(time.monotonic() - start, 10)
+                message = str(cm.exception)
+                self.assertIn(f"{shown} is not in Q(cos 2*pi/N) for any N tried (N = ", message)
+                self.assertRegex(message, r"; (gave up after [0-9.]+ s|fields of degree up to 12)\)")
+        # Values that are in such a field still convert exactly, and at once.
+        start = time.monotonic()
+        m = Matrix([[sympy.sqrt(2), sympy.cos(2 * sympy.pi / 7)]])
+        self.assertEqual((m.at(0, 0), m.at(0, 1)), (lsrl.Exact("sqrt(2)"), lsrl.Exact("cos(2*pi/7)")))
+        self.assertEqual(Matrix([[sympy.sqrt(sympy.sqrt(5) / 8 + sympy.Rational(5, 8))]]).at(0, 0),
+                         lsrl.Exact("cos(pi/10)"))
+        self.assertLess(time.monotonic() - start, 10)
 
 
 class TwoPrograms(unittest.TestCase):

@@ -485,7 +485,7 @@ class Lowering(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "mu = 100000 "):
             f_modulo_counter(inp, divisor=300)
         f_modulo_counter(inp, divisor=71, scale=10000)
-        with self.assertRaisesRegex(ValueError, "divisor must be at least 1, got 0"):
+        with self.assertRaisesRegex(ValueError, "divisor must be between 1 and 2048, got 0"):
             f_modulo_counter(inp, divisor=0)
         with self.assertRaisesRegex(ValueError, "scale must be positive, got 0"):
             f_modulo_counter(inp, divisor=3, scale=0)

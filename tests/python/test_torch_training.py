@@ -1,12 +1,18 @@
 """Training the seed models' twins through `lsrl train` (app/python/lsrl/torch/train.py):
 one short run per model where the loss must fall and the checkpoint must load in C++
 (`lsrl model eval` reproduces the held-out accuracy the run reported, and the C++ model
-gives the twin's outputs); a seed reproduces the same curve; Ctrl-C saves a checkpoint.
+gives the twin's outputs); a seed reproduces the same curve; Ctrl-C saves a checkpoint,
+and before training (the torch import) ends the run with exit 130 and no traceback; a NaN
+loss stops the run at that step keeping the step before; the script checks the option
+ranges itself when run directly.
 
 Run: PYTHONPATH=<lsrl package> /usr/bin/python3 -m unittest tests/python/test_torch_training.py
 """
 
+import contextlib
+import io
 import json
+import os
 import signal
 import subprocess
 import time
@@ -17,6 +23,7 @@ import torch
 
 import lsrl.torch as lt
 from lsrl import _lsrl
+from lsrl.torch import train as train_script
 from helpers import CliTestCase
 
 # Small configs each model learns something of within seconds (loss clearly below its
@@ -115,18 +122,19 @@ class Training(CliTestCase):
                 proc = subprocess.Popen(
                     [self.cli, "train", "gateloop", *args, "--steps", "100000", "--log-every",
                      "5", "--threads", "1", "-o", out],
-                    stdout=subprocess.PIPE, text=True,
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                     preexec_fn=lambda: signal.signal(signal.SIGINT, inherited))
                 try:
                     self.assertIn('"event": "start"', proc.stdout.readline())
                     self.assertIn('"step": 1,', proc.stdout.readline())  # the first step's
                     self.assertIn('"step": 5,', proc.stdout.readline())
                     proc.send_signal(signal.SIGINT)
-                    rest = proc.communicate(timeout=60)[0]
+                    rest, err = proc.communicate(timeout=60)
                 finally:
                     if proc.poll() is None:
                         proc.kill()
                 self.assertEqual(proc.returncode, 130)
+                self.assertNotIn("Traceback", err)
                 self.assertEqual(records(rest)[-1]["event"], "interrupted")
                 _, meta = lt.load_checkpoint(out)
                 self.assertTrue(meta["training"]["interrupted"])
@@ -137,6 +145,92 @@ class Training(CliTestCase):
                                    self.path("resumed.safetensors")))
         self.assertEqual(log[-1]["event"], "done")
 
+    def test_ctrl_c_before_training_exits_130_without_a_traceback(self):
+        # 0.3 s: Python is starting or importing torch; 0.05 s: `lsrl` itself is still
+        # checking the arguments (the signal waits, blocked, for the driver's handler).
+        args, _, _ = SMOKE["gateloop"]
+        for delay in (0.05, 0.3):
+            with self.subTest(delay=delay):
+                proc = subprocess.Popen(
+                    [self.cli, "train", "gateloop", *args, "--steps", "100000", "--threads", "1",
+                     "-o", self.path("early.safetensors")],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                try:
+                    time.sleep(delay)
+                    proc.send_signal(signal.SIGINT)
+                    out, err = proc.communicate(timeout=60)
+                finally:
+                    if proc.poll() is None:
+                        proc.kill()
+                self.assertEqual(proc.returncode, 130, err)
+                self.assertNotIn("Traceback", err)
+                if not out:  # stopped before training began: one line says so
+                    self.assertEqual(err, "lsrl train: interrupted\n")
+
+    def test_a_nan_loss_stops_the_run_and_keeps_the_last_finite_step(self):
+        args, _, lr = SMOKE["gateloop"]
+        out = self.path("diverged.safetensors")
+        r = subprocess.run(
+            [self.cli, "train", "gateloop", *args, "--steps", "50", "--lr", str(lr),
+             "--threads", "1", "--log-every", "1", "-o", out],
+            capture_output=True, text=True, timeout=120,
+            env=dict(os.environ, **{train_script.NAN_AT_STEP_HOOK: "3"}))
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        self.assertEqual(r.stderr, f"lsrl train: error: the loss is nan at step 3: training "
+                                   f"stopped; {out} holds the weights after step 2, the last "
+                                   f"finite one\n")
+        log = records(r.stdout)
+        self.assertEqual([x["step"] for x in log if "loss" in x], [1, 2])
+        self.assertEqual(log[-1]["event"], "diverged")
+        self.assertEqual(log[-1]["step"], 3)
+        model, meta = lt.load_checkpoint(out)
+        self.assertEqual(meta["training"]["steps"], 2)
+        self.assertEqual(meta["training"]["diverged_at_step"], 3)
+        # The saved weights are those of a run that stopped after 2 steps (the warm-up's
+        # learning rates do not depend on --steps).
+        two = self.path("two.safetensors")
+        self.run_cli("train", "gateloop", *args, "--steps", "2", "--lr", str(lr), "--threads",
+                     "1", "--eval-samples", "0", "-o", two)
+        reference, _ = lt.load_checkpoint(two)
+        for name, value in lt.weights_of(reference).items():
+            np.testing.assert_array_equal(lt.weights_of(model)[name], value, err_msg=name)
+
+    def test_a_real_blow_up_stops_at_its_first_step(self):
+        # Weights of 1e30 are finite, but their products overflow float32: step 1's loss is
+        # NaN, and the checkpoint keeps the weights the run started from.
+        cfg, weights = _lsrl.seed_model_init("gateloop", {"d_model": 16, "task_length": 32})
+        huge = {k: v * 1e30 for k, v in weights.items()}
+        init = self.path("huge.safetensors")
+        lt.save_checkpoint(lt.model_from_weights("gateloop", cfg, huge), init)
+        out = self.path("blown.safetensors")
+        r = self.call_cli("train", "gateloop", "--init", init, "--steps", "5", "--threads", "1",
+                          "-o", out)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stderr, f"lsrl train: error: the loss is nan at step 1: training "
+                                   f"stopped; {out} holds the weights it started from\n")
+        model, meta = lt.load_checkpoint(out)
+        self.assertEqual(meta["training"]["steps"], 0)
+        for name, value in lt.weights_of(model).items():  # float32 on the way
+            np.testing.assert_allclose(value, huge[name], rtol=1e-7, err_msg=name)
+
+    def test_a_direct_run_checks_the_option_ranges(self):
+        for option, value, message in [("--threads", "-4", "--threads expects an integer in"),
+                                       ("--time-limit", "nan", "--time-limit expects a finite"),
+                                       ("--lr", "1e300", "--lr expects a finite number > 0"),
+                                       ("--clip", "nan", "--clip expects a finite number > 0"),
+                                       ("--batch", "1000000000", "--batch expects an integer"),
+                                       ("--seed", "99999999999", "--seed expects an integer")]:
+            with self.subTest(option=option):
+                err = io.StringIO()
+                with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as stop:
+                    train_script.parse_args(["gateloop", option, value, "-o", "x.safetensors"])
+                self.assertEqual(stop.exception.code, 2)
+                self.assertIn(message, err.getvalue())
+        # Whole names only: `lsrl train` checks the options by them.
+        with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit):
+            train_script.parse_args(["gateloop", "--thr", "2", "-o", "x.safetensors"])
+
     def test_checkpoints_keep_float64_weights_exactly(self):
         for kind in lt.kinds():
             with self.subTest(kind=kind):
@@ -145,11 +239,22 @@ class Training(CliTestCase):
                 noisy = {k: v + rng.standard_normal(v.shape) / 3 for k, v in weights.items()}
                 model = lt.model_from_weights(kind, cfg, noisy)
                 path = self.path(f"{kind}-exact.safetensors")
-                lt.save_checkpoint(model, path, task="x", training={"steps": 0})
+                task = (lt.scored_tasks(kind, cfg) or [None])[0]  # a task the model has
+                lt.save_checkpoint(model, path, task=task, training={"steps": 0})
                 again, meta = lt.load_checkpoint(path)
-                self.assertEqual(meta["task"], "x")
+                self.assertEqual(meta.get("task"), task)
                 for name, value in lt.weights_of(again).items():
                     np.testing.assert_array_equal(value, noisy[name], err_msg=name)
+
+    def test_metadata_of_the_wrong_type_is_refused_when_saving(self):
+        model = lt.make_model("mingru", {"seed": 1})
+        path = self.path("typed.safetensors")
+        with self.assertRaisesRegex(ValueError, 'metadata "task": expected a string'):
+            lt.save_checkpoint(model, path, task=42)
+        with self.assertRaisesRegex(ValueError, 'metadata "task": expected one of this model'):
+            lt.save_checkpoint(model, path, task="sudoku")
+        with self.assertRaisesRegex(ValueError, '"training" "steps": expected an integer'):
+            lt.save_checkpoint(model, path, task="hold", training={"steps": "ten"})
 
     def test_misuse_is_refused_with_the_reason(self):
         r = self.call_cli("train", "lattice", "-o", self.path("x.safetensors"))

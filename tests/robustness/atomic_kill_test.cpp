@@ -6,7 +6,6 @@
 // history as it goes (--history), killed at any moment, leaves no file at all.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,8 +19,6 @@
 
 #include "cli/cli_test_util.h"
 #include "robustness/sanitizer.h"
-
-extern char** environ;
 
 namespace lsrl::cli::test {
 namespace {
@@ -56,23 +53,12 @@ class AtomicKill : public CliFixture {
   // finish. True if it was killed.
   bool compileAndKill(const std::function<bool(Clock::duration)>& stop,
                       const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {
-        LSRL_CLI_BINARY, "compile", path("big.json"),    "--no-optimize", "--backend",
-        "float64",       "-o",      path("T.model.json")};
+    std::vector<std::string> args = {"compile",           path("big.json"), "--no-optimize",
+                                     "--backend",         "float64",        "-o",
+                                     path("T.model.json")};
     args.insert(args.end(), extra.begin(), extra.end());
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    pid_t pid = 0;
-    const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (spawned != 0) {
-      ADD_FAILURE() << "cannot start " << argv[0];
-      return false;
-    }
+    const pid_t pid = startCli(args, "/dev/null");
+    if (pid < 0) return false;
     const auto start = Clock::now();
     bool killed = false;
     int status = 0;

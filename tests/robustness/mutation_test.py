@@ -2,14 +2,19 @@
 """Mutation test of every file reader of the `lsrl` CLI (seeded, bounded in time).
 
 Builds valid files of every format the CLI reads (graph files, compiled models with and
-without a sidecar, safetensors and npz weights, token input files in JSON, .npy and
-safetensors), derives mutants from
+without a sidecar, safetensors and npz weights, the five seed models' checkpoints (their
+metadata mutated as JSON too), token input files in JSON, .npy and safetensors), derives
+mutants from
 them (byte flips, cuts, duplicated spans, and JSON-aware edits: numbers made huge,
 negative, fractional or strings, keys dropped, values nested, arrays emptied or grown),
 adds the regression corpus (tests/data/robustness), and runs the reader command of each
 under an address-space limit and a timeout. A run passes when it exits 0 (the mutant is
 still valid) or 1 (refused with a message); it is a finding when it dies from a signal,
-runs past the timeout, reports an internal error (exit 3) or runs out of memory.
+runs past the timeout, reports an internal error (exit 3) or runs out of memory. The
+scan-schedule cache (docs/vulkan.md) is a hint: its mutants must never fail the run
+(exit 1 is a finding too); without a Vulkan device the format is left out, with a note.
+(The explorer's recovery files, which only the GUI reads, have their mutation test in
+tests/studio/recovery_file_test.cpp.)
 
 usage: mutation_test.py LSRL_BINARY [--mutants N] [--seed S] [--jobs J] [--budget SECONDS]
 Prints the counts per format and exits 1 on any finding.
@@ -29,6 +34,9 @@ import time
 MEMORY_LIMIT = 1 << 30  # bytes of address space per run
 TIMEOUT = 30  # seconds per run
 HERE = os.path.dirname(os.path.abspath(__file__))
+CACHE_DIR = "cache"  # $LSRL_CACHE_DIR of each run: in its folder, never the user's
+CACHE_FILE = os.path.join(CACHE_DIR, "scan-schedules.json")
+HINT_FORMATS = {"scan-cache"}  # formats whose mutants must never fail a run
 CORPUS = os.path.join(HERE, "..", "data", "robustness")
 
 
@@ -46,7 +54,8 @@ def run(lsrl, args, cwd):
     start = time.monotonic()
     try:
         r = subprocess.run([lsrl] + args, cwd=cwd, capture_output=True, timeout=TIMEOUT,
-                           preexec_fn=limit_memory, env=ENV)
+                           preexec_fn=limit_memory,
+                           env=dict(ENV, LSRL_CACHE_DIR=os.path.join(cwd, CACHE_DIR)))
     except subprocess.TimeoutExpired:
         return "hang", "over %d s" % TIMEOUT
     err = r.stderr.decode("utf-8", "replace")
@@ -131,6 +140,26 @@ def mutate_json(doc, rng):
     return doc
 
 
+def with_safetensors_metadata(data, edit):
+    """The safetensors file `data` with its "lsrl" metadata (JSON text) replaced by
+    edit(metadata as a value); the tensors stay as they are."""
+    n = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8:8 + n])
+    meta = header.setdefault("__metadata__", {})
+    meta["lsrl"] = json.dumps(edit(json.loads(meta.get("lsrl", "null"))))
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    return len(text).to_bytes(8, "little") + text + data[8 + n:]
+
+
+# Seed-model checkpoints (`lsrl model save`, with a trained checkpoint's "task" and
+# "training" entries added): kind -> (a scored task it has, its config).
+SEED_MODELS = {"gateloop": ("memory_horizon", {}), "looped": ("sudoku", {}),
+               "lattice": ("assoc_recall", {"d_in": 24, "d": 8, "m": 8, "recall_pairs": 3,
+                                            "recall_queries": 3}),
+               "mingru": ("selective_copy", {}), "minlstm": ("hold", {})}
+
+
 # ---------------------------------------------------------------------------- formats
 
 def build_bases(lsrl, work):
@@ -157,8 +186,35 @@ def build_bases(lsrl, work):
     with open(os.path.join(work, "batch.json"), "w") as f:
         json.dump({"batch": [{"tokens": [[1], [0]]}, {"tokens": [[0]]}]}, f)
     v_sidecar = json.load(open(os.path.join(work, "v.model.json")))["metadata"]["sidecar"]["file"]
+    # The scan-schedule cache a Vulkan run writes (none without a device or timestamps).
+    on_device = ["run", "mo.model.json", "--input", "in.json", "--backend", "vulkan"]
+    r = subprocess.run([lsrl] + on_device, cwd=work, capture_output=True, text=True,
+                       env=dict(ENV, LSRL_CACHE_DIR=os.path.join(work, CACHE_DIR)))
+    cache = {}
+    if os.path.isfile(os.path.join(work, CACHE_FILE)):
+        cache["scan-cache"] = (CACHE_FILE, True, [on_device])
+    else:
+        print("mutation test: scan-cache left out (no cache written: %s)"
+              % (r.stderr.strip()[-200:] or "the device has no timestamps"))
+    seed = {}
+    for kind, (task, config) in SEED_MODELS.items():
+        name = kind + ".seed.safetensors"
+        with open(os.path.join(work, kind + ".config.json"), "w") as f:
+            json.dump(config, f)
+        cli("model", "save", kind, "--config", kind + ".config.json", "-o", name)
+        with open(os.path.join(work, name), "rb") as f:
+            trained = with_safetensors_metadata(f.read(), lambda m, task=task: dict(
+                m, task=task, training={"steps": 10, "seed": 1, "lr": 0.003, "interrupted": False,
+                                        "eval_accuracy": 0.5, "init": "a.safetensors"}))
+        with open(os.path.join(work, name), "wb") as f:
+            f.write(trained)
+        seed["seed-" + kind] = (name, False, [["model", "run", kind, "--weights", "{f}"],
+                                              ["model", "eval", kind, "--weights", "{f}",
+                                               "--samples", "5"]])
     # format -> (base file, is JSON, commands with {f} for the mutant)
     return {
+        **seed,
+        **cache,
         "graph": ("mo.json", True, [["info", "{f}"], ["run", "{f}", "--input", "in.json"]]),
         "model": ("mo.model.json", True,
                   [["check", "{f}"], ["export", "{f}", "-o", "{f}.out.safetensors"],
@@ -192,10 +248,15 @@ def mutant_jobs(bases, work, count, rng):
         original = open(os.path.join(work, base), "rb").read()
         if is_json and rng.random() < 0.6:
             data = json.dumps(mutate_json(json.loads(original), rng)).encode()
+        elif base.endswith(".seed.safetensors") and rng.random() < 0.6:
+            data = with_safetensors_metadata(original, lambda m: mutate_json(m, rng))
         else:
             data = mutate_bytes(original, rng)
         target = os.path.join(folder, base)
-        os.remove(target)
+        if os.path.dirname(base):  # a base in a subfolder (the cache) is not linked
+            os.makedirs(os.path.dirname(target))
+        else:
+            os.remove(target)
         with open(target, "wb") as f:
             f.write(data)
         command = rng.choice(commands)
@@ -212,6 +273,10 @@ def corpus_jobs(work):
             for cmd in (["export", path, "-o", "x.safetensors"], ["info", path],
                         ["run", path, "--input", "in.json", "--backend", "cpu32"]):
                 jobs.append(("corpus", work, cmd))
+        elif name.endswith(".safetensors") and name.split("_")[0] in SEED_MODELS:
+            kind = name.split("_")[0]
+            for action in ("run", "eval"):
+                jobs.append(("corpus", work, ["model", action, kind, "--weights", path]))
         elif name.endswith((".safetensors", ".npz")):
             jobs.append(("corpus", work, ["run", path, "--input", "in.json"]))
         elif name.startswith("input_"):
@@ -246,6 +311,8 @@ def main():
             for future in concurrent.futures.as_completed(futures):
                 fmt, folder, cmd = futures[future]
                 verdict, detail = future.result()
+                if fmt in HINT_FORMATS and verdict == "refused":
+                    verdict, detail = "hint failed the run", "exit 1 (a hint file must be ignored)"
                 counts.setdefault(fmt, {}).setdefault(verdict, 0)
                 counts[fmt][verdict] += 1
                 if verdict not in ("ok", "refused"):

@@ -53,7 +53,7 @@ TEST(LatticeConfig, DefaultsAndJsonRoundTrip) {
 
 TEST(LatticeConfig, BadKeysAndValuesAreNamed) {
   using J = nlohmann::json;
-  expectError([] { LatticeConfig::fromJson({{"d", -2}}); }, "\"d\"", "got -2");
+  expectError([] { LatticeConfig::fromJson({{"d", -2}}); }, "\"d\"", "got the number -2");
   expectError([] { LatticeConfig::fromJson({{"m", 2000000}}); }, "\"m\"", "1000000");
   expectError(
       [] {

@@ -39,6 +39,10 @@ TEST(TrainingLog, ReadsTheRecordsLineByLine) {
   EXPECT_FALSE(log.interrupted());
   EXPECT_TRUE(addTrainingLine(log, R"({"event": "interrupted", "steps": 7})"));
   EXPECT_TRUE(log.interrupted());
+  // A run stopped by a non-finite loss has ended too, but was not interrupted.
+  EXPECT_TRUE(addTrainingLine(log, R"({"event": "diverged", "step": 8, "steps": 7})"));
+  EXPECT_TRUE(log.finished());
+  EXPECT_FALSE(log.interrupted());
 }
 
 TEST(TrainingLog, ProgressRecordsMoveTheStepWithoutAPoint) {

@@ -42,6 +42,12 @@ ExactMatrix toExactMatrix(pyb::handle value);
 // A column vector (rows x 1, or 1-D) of `what`; throws naming it when it is not a column.
 ExactVector toExactColumn(pyb::handle value, const std::string& what);
 
+// An integer argument in [lo, hi] (bools, floats and strings refused; numpy integers
+// and other objects with __index__ accepted). `what` names it as the caller knows it,
+// "Input: dim": TypeError "Input: dim must be an integer, got float 2.5", ValueError
+// "Input: dim must be between 1 and 1048576, got 1000000000000".
+long long integerArgument(pyb::handle value, const std::string& what, long long lo, long long hi);
+
 // A copy of `g` holding only the nodes that reach `output` (ids renumbered in order), with
 // that output: what a program file saves.
 Graph programOnly(const Graph& g, NodeId output);

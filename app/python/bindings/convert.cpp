@@ -51,6 +51,22 @@ std::string shapeText(int rows, int cols) {
   return std::to_string(rows) + "x" + std::to_string(cols);
 }
 
+// Converts the value of entry (i, j), naming the entry when it is refused (a NaN among a
+// thousand floats, a string the scalar grammar cannot read).
+template <class F>
+Exact entryValue(size_t i, size_t j, F&& convert) {
+  const auto where = [&] {
+    return "entry (" + std::to_string(i) + ", " + std::to_string(j) + "): ";
+  };
+  try {
+    return convert();
+  } catch (const ParseError& e) {
+    throw ParseError(where() + e.what(), e.text(), e.position());
+  } catch (const Error& e) {
+    throw Error(where() + e.what());
+  }
+}
+
 template <class T, class Convert>
 ExactMatrix fromTypedArray(const pyb::array& arr, Convert convert) {
   const auto typed = pyb::array_t<T, pyb::array::forcecast>::ensure(arr);
@@ -62,7 +78,7 @@ ExactMatrix fromTypedArray(const pyb::array& arr, Convert convert) {
   for (int i = 0; i < rows; ++i) {
     for (int j = 0; j < cols; ++j) {
       const T v = view(i, j);
-      if (v != T(0)) entries.push_back({i, j, convert(v)});
+      if (v != T(0)) entries.push_back({i, j, entryValue(i, j, [&] { return convert(v); })});
     }
   }
   return ExactMatrix::fromEntries(rows, cols, std::move(entries));
@@ -116,7 +132,7 @@ ExactMatrix fromNested(pyb::handle seq) {
       throw Error("a nested list mixes rows and numbers (row " + std::to_string(i) + ")");
     }
     if (!twoD) {
-      Exact x = toExact(row);
+      Exact x = entryValue(i, 0, [&] { return toExact(row); });
       if (!x.isZero()) entries.push_back({static_cast<int>(i), 0, std::move(x)});
       continue;
     }
@@ -126,7 +142,7 @@ ExactMatrix fromNested(pyb::handle seq) {
                   " entries, row " + std::to_string(i) + " has " + std::to_string(r.size()));
     }
     for (size_t j = 0; j < cols; ++j) {
-      Exact x = toExact(r[j]);
+      Exact x = entryValue(i, j, [&] { return toExact(r[j]); });
       if (!x.isZero()) entries.push_back({static_cast<int>(i), static_cast<int>(j), std::move(x)});
     }
   }

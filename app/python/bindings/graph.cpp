@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/python/bindings/common.h"
+#include "core/graph/checks.h"
 #include "core/util/error.h"
 
 namespace lsrl::py {
@@ -86,8 +87,9 @@ void registerGraph(pyb::module_& m) {
            [](const Graph& g, NodeId id) { return std::string(g.node(id).countedOpName()); })
       .def(
           "add_input",
-          [](Graph& g, int dim, const std::optional<std::string>& name) {
-            return g.addInput(dim, nameOr(name));
+          [](Graph& g, pyb::handle dim, const std::optional<std::string>& name) {
+            return g.addInput(static_cast<int>(integerArgument(dim, "Input: dim", 1, kMaxNodeDim)),
+                              nameOr(name));
           },
           pyb::arg("dim"), pyb::arg("name") = pyb::none())
       .def("groups", [](const Graph& g) {
@@ -172,8 +174,15 @@ void registerGraph(pyb::module_& m) {
       pyb::arg("input"), pyb::arg("A"), pyb::arg("b"), pyb::arg("name") = pyb::none());
   m.def(
       "add_slice",
-      [](const NodeRef& x, int start, int end, const std::optional<std::string>& name) {
-        return x.graph->addSlice(x.id, start, end, nameOr(name));
+      [](const NodeRef& x, pyb::handle start, pyb::handle end,
+         const std::optional<std::string>& name) {
+        // Within the widest node the builder names the input and its width.
+        const auto bound = [](pyb::handle v, const char* what) {
+          return static_cast<int>(integerArgument(v, what, 0, kMaxNodeDim));
+        };
+        const int s = bound(start, "Slice: start");  // start first: named first if both bad
+        const int e = bound(end, "Slice: end");
+        return x.graph->addSlice(x.id, s, e, nameOr(name));
       },
       pyb::arg("input"), pyb::arg("start"), pyb::arg("end"), pyb::arg("name") = pyb::none());
   m.def(

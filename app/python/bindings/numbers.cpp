@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/python/bindings/common.h"
+#include "core/graph/checks.h"
 #include "core/util/error.h"
 
 namespace lsrl::py {
@@ -106,6 +107,22 @@ ExactMatrix submatrix(const ExactMatrix& m, int r0, int r1, int c0, int c1) {
   return ExactMatrix::fromEntries(r1 - r0, c1 - c0, std::move(e));
 }
 
+// A matrix side as the graph files bound it (docs/graph-format.md): 0..2^20.
+int side(pyb::handle value, const std::string& what) {
+  return static_cast<int>(integerArgument(value, what, 0, kMaxNodeDim));
+}
+
+// rows x cols, each a side, with at most 2^28 entries (a filled matrix holds them all).
+std::pair<int, int> shape(pyb::handle rows, pyb::handle cols, const std::string& what) {
+  const int r = side(rows, what + ": rows");
+  const int c = side(cols, what + ": cols");
+  if (static_cast<long long>(r) * c > kMaxMatrixEntries) {
+    throw Error(what + ": a " + std::to_string(r) + "x" + std::to_string(c) + " matrix has " +
+                std::to_string(static_cast<long long>(r) * c) + " entries, more than 2^28");
+  }
+  return {r, c};
+}
+
 pyb::object hashOf(const Exact& x) {
   if (x.isRational()) return pyb::int_(pyb::hash(toFraction(x)));
   return pyb::int_(pyb::hash(pyb::str(x.toString())));
@@ -199,21 +216,40 @@ void registerNumbers(pyb::module_& m) {
   pyb::class_<ExactMatrix>(m, "ExactMatrix",
                            "Sparse exact matrix (the storage of lsrl.Matrix in SYMBOLIC mode).")
       .def(pyb::init([](pyb::handle value) { return toExactMatrix(value); }), pyb::arg("value"))
+      // `what` names the caller in messages ("Matrix.eye: dim must be between ...").
       .def_static(
           "identity",
-          [](int n, pyb::handle scale) { return ExactMatrix::identity(n, toExact(scale)); },
-          pyb::arg("n"), pyb::arg("scale") = 1)
+          [](pyb::handle dim, pyb::handle scale, const std::string& what) {
+            return ExactMatrix::identity(side(dim, what + ": dim"), toExact(scale));
+          },
+          pyb::arg("dim"), pyb::arg("scale") = 1, pyb::arg("what") = "ExactMatrix.identity")
       .def_static(
           "filled",
-          [](int rows, int cols, pyb::handle value) {
-            return ExactMatrix::filled(rows, cols, toExact(value));
+          [](pyb::handle rows, pyb::handle cols, pyb::handle value, const std::string& what) {
+            const auto [r, c] = shape(rows, cols, what);
+            return ExactMatrix::filled(r, c, toExact(value));
           },
-          pyb::arg("rows"), pyb::arg("cols"), pyb::arg("value"))
-      .def_static("zeros", [](int rows, int cols) { return ExactMatrix(rows, cols); })
+          pyb::arg("rows"), pyb::arg("cols"), pyb::arg("value"),
+          pyb::arg("what") = "ExactMatrix.filled")
+      .def_static(
+          "zeros",
+          [](pyb::handle rows, pyb::handle cols, const std::string& what) {
+            const int r = side(rows, what + ": rows");  // rows first: named first if both bad
+            return ExactMatrix(r, side(cols, what + ": cols"));
+          },
+          pyb::arg("rows"), pyb::arg("cols"), pyb::arg("what") = "ExactMatrix.zeros")
       .def_static("from_entries", &fromEntries, pyb::arg("rows"), pyb::arg("cols"),
                   pyb::arg("entries"), "rows x cols with the (row, col, value) entries given")
-      .def_static("selection", &ExactMatrix::selection, pyb::arg("start"), pyb::arg("end"),
-                  pyb::arg("cols"))
+      .def_static(
+          "selection",
+          [](pyb::handle start, pyb::handle end, pyb::handle inputDim, const std::string& what) {
+            const int d = side(inputDim, what + ": input_dim");
+            const auto s = static_cast<int>(integerArgument(start, what + ": start", 0, d));
+            const auto e = static_cast<int>(integerArgument(end, what + ": end", s, d));
+            return ExactMatrix::selection(s, e, d);
+          },
+          pyb::arg("start"), pyb::arg("end"), pyb::arg("input_dim"),
+          pyb::arg("what") = "ExactMatrix.selection")
       .def_static("hstack", &ExactMatrix::hstack)
       .def_static("vstack", &ExactMatrix::vstack)
       .def_static("block_diagonal", &blockDiagonal)

@@ -269,9 +269,9 @@ pyb::dict statsOf(const std::shared_ptr<Graph>& g, NodeId output) {
 pyb::dict exportWeights(const std::shared_ptr<Graph>& g, NodeId output, const std::string& path,
                         const std::optional<std::string>& targetName,
                         const std::optional<std::string>& format, const std::string& positivity,
-                        const std::optional<std::pair<pyb::object, pyb::object>>& box, int horizon,
-                        const std::string& gruUpdate, bool stacked, bool hawkResidual,
-                        const std::string& source) {
+                        const std::optional<std::pair<pyb::object, pyb::object>>& box,
+                        pyb::handle horizon, const std::string& gruUpdate, bool stacked,
+                        bool hawkResidual, const std::string& source) {
   Graph program = *g;
   program.setOutput(output);
   WeightsOptions w;  // the target defaults as in lsrl export (defaultTarget)
@@ -286,10 +286,16 @@ pyb::dict exportWeights(const std::shared_ptr<Graph>& g, NodeId output, const st
   if (!p) throw Error("positivity: expected \"split\" or \"shift\", got \"" + positivity + "\"");
   o.positivity = *p;
   if (box) {
-    o.shift.inputLo = toExact(box->first);
-    o.shift.inputHi = toExact(box->second);
+    try {
+      o.shift.inputLo = toExact(box->first);
+      o.shift.inputHi = toExact(box->second);
+    } catch (const Error& e) {
+      throw Error(std::string("export_weights: box: ") + e.what());
+    }
   }
-  o.shift.horizon = horizon;
+  // 0: not given (the default); otherwise the bound of `lsrl export --horizon`.
+  o.shift.horizon =
+      static_cast<int>(integerArgument(horizon, "export_weights: horizon", 0, 1'000'000'000));
   const auto u = gruUpdateFromName(gruUpdate);
   if (!u) throw Error("gru_update: expected \"paper\" or \"pytorch\", got \"" + gruUpdate + "\"");
   o.gruUpdate = *u;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/python/bindings/common.h"
+#include "core/numbers/exact_field.h"
 #include "core/util/error.h"
 
 namespace lsrl::py {
@@ -173,10 +174,13 @@ void registerSugar(pyb::module_& m) {
       arg("large_constant") = lambda);
   m.def(
       "f_modulo_counter",
-      [](pyb::handle dummyInput, int divisor, pyb::handle scale) {
+      [](pyb::handle dummyInput, pyb::handle divisor, pyb::handle scale) {
         Operands ops("f_modulo_counter");
         const Var x = ops.node(dummyInput, "dummy_input");
-        return ops.result(f_modulo_counter(x, divisor, toExact(scale)));
+        // cos(pi/n) lives in Q(cos 2pi/2n): n is bounded by half the field cap.
+        const long long n =
+            integerArgument(divisor, "f_modulo_counter: divisor", 1, CosField::kMaxConductor / 2);
+        return ops.result(f_modulo_counter(x, static_cast<int>(n), toExact(scale)));
       },
       arg("dummy_input"), arg("divisor"), arg("scale") = mu);
   m.def(

@@ -207,7 +207,7 @@ class Input(Variable):
 
     def __init__(self, dim: int, name: str | None = None):
         graph = _lsrl.Graph()
-        _lsrl.Node.__init__(self, graph, graph.add_input(operator.index(dim), name))
+        _lsrl.Node.__init__(self, graph, graph.add_input(dim, name))
 
     def forward(self, x) -> Matrix:
         return self._column(x, self.dim)
@@ -247,7 +247,7 @@ class Slice(Linear):
 
     def __init__(self, input: Variable, start: int, end: int, name: str | None = None):
         _require_node(input, "Slice")
-        nid = _lsrl.add_slice(input, operator.index(start), operator.index(end), name)
+        nid = _lsrl.add_slice(input, start, end, name)
         _lsrl.Node.__init__(self, input._graph, nid)
 
     @property

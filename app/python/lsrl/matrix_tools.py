@@ -17,6 +17,7 @@ sympy; such a matrix computes and prints, but a node refuses it (lsrl/sympy_brid
 
 from __future__ import annotations
 
+import operator
 from contextlib import contextmanager
 from enum import Enum
 from fractions import Fraction
@@ -189,7 +190,7 @@ class Matrix:
         if self.mode is MatrixMode.SYMBOLIC:
             self._m = matrix if isinstance(matrix, _lsrl.ExactMatrix) else _exact_or_sympy(matrix)
         else:
-            self._m = _float_array(matrix)
+            self._m = _finite(_float_array(matrix))
         self._sympy = None
 
     # ---- construction ------------------------------------------------------------
@@ -207,15 +208,15 @@ class Matrix:
 
     @classmethod
     def eye(cls, dim: int, mode: MatrixMode | None = None) -> Matrix:
-        return cls._wrap(_lsrl.ExactMatrix.identity(dim), mode)
+        return cls._wrap(_lsrl.ExactMatrix.identity(dim, what="Matrix.eye"), mode)
 
     @classmethod
     def zeros(cls, rows: int, cols: int, mode: MatrixMode | None = None) -> Matrix:
-        return cls._wrap(_lsrl.ExactMatrix.zeros(rows, cols), mode)
+        return cls._wrap(_lsrl.ExactMatrix.zeros(rows, cols, what="Matrix.zeros"), mode)
 
     @classmethod
     def ones(cls, rows: int, cols: int, mode: MatrixMode | None = None) -> Matrix:
-        return cls._wrap(_lsrl.ExactMatrix.filled(rows, cols, 1), mode)
+        return cls._wrap(_lsrl.ExactMatrix.filled(rows, cols, 1, what="Matrix.ones"), mode)
 
     @classmethod
     def diag(cls, *matrices) -> Matrix:
@@ -223,9 +224,9 @@ class Matrix:
         scalar is a 1 x 1 block, and matrices or arrays are blocks themselves."""
         mode = _common_mode(matrices)
         blocks = []
-        for m in matrices:
+        for k, m in enumerate(matrices):
             if isinstance(m, (int, np.integer)) and not isinstance(m, bool):
-                blocks.append(_lsrl.ExactMatrix.identity(int(m)))
+                blocks.append(_lsrl.ExactMatrix.identity(m, what=f"Matrix.diag: block {k}"))
             else:
                 blocks.append(_exact(m))
         return cls._wrap(_lsrl.ExactMatrix.block_diagonal(blocks), mode)
@@ -271,7 +272,7 @@ class Matrix:
     @classmethod
     def SliceMatrix(cls, input_dim: int, start: int, end: int, mode: MatrixMode | None = None) -> Matrix:
         """The 0/1 matrix selecting rows [start, end) of a vector of width input_dim."""
-        return cls._wrap(_lsrl.ExactMatrix.selection(start, end, input_dim), mode)
+        return cls._wrap(_lsrl.ExactMatrix.selection(start, end, input_dim, what="Matrix.SliceMatrix"), mode)
 
     # ---- shape and conversion ------------------------------------------------------
     @property
@@ -541,8 +542,20 @@ def _exact(value):
     return _lsrl.ExactMatrix(value)
 
 
+def _finite(a: np.ndarray) -> np.ndarray:
+    """`a`, when every entry is a finite number (a NUMERIC matrix holds no NaN or inf)."""
+    bad = np.argwhere(~np.isfinite(a))
+    if bad.size:
+        i, j = (int(k) for k in bad[0])
+        raise ValueError(f"Matrix: entry ({i}, {j}) is {a[i, j]}; entries must be finite numbers")
+    return a
+
+
 def _index(i, n: int) -> int:
-    i = int(i)
+    try:
+        i = operator.index(i)
+    except TypeError:
+        raise TypeError(f"a Matrix index must be an integer or a slice, got {type(i).__name__}") from None
     if i < 0:
         i += n
     if not 0 <= i < n:

@@ -8,7 +8,9 @@ square roots of those (sympy writes cos(pi/15) as nested radicals such as
 ``sqrt(sqrt(5)/8 + 5/8)``). Anything else (pi itself, symbols, ``exp``) raises
 ``NotExact``. No floating point decides a value: a square root of a field element is
 guessed numerically (an integer relation against a basis of the field) and accepted only
-after the guess squares exactly to the radicand. Floats (``sympy.Float``) convert to their
+after the guess squares exactly to the radicand. The search is bounded: fields of degree
+up to _MAX_SEARCH_DEGREE, tries started within _SEARCH_SECONDS; a square root not found
+by then (such as sqrt(5 + sqrt(7)), which is in no such field) raises NotExact. Floats (``sympy.Float``) convert to their
 binary value, as floats do everywhere in this package.
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import time
 from fractions import Fraction
 
 import mpmath
@@ -29,6 +32,13 @@ __all__ = ["NotExact", "to_sympy", "from_sympy", "matrix_to_sympy", "matrix_from
 _RATIONAL = re.compile(r"^-?\d+(/\d+)?$")
 _PARSE_NAMES = {"cos": sympy.cos, "sin": sympy.sin, "sqrt": sympy.sqrt, "pi": sympy.pi}
 _MAX_CONDUCTOR = 4096  # the field cap of core/numbers (docs/exact-numbers.md)
+# The square-root search. A PSLQ try over a basis of d numbers at 40 + 6d digits finds a
+# true relation within a few hundred steps for d <= 12 (in well under a second), while a
+# value with none runs until its precision is spent, seconds at d = 12 and minutes at
+# d = 48; so tries are bounded in steps and degree, and the clock bounds them together.
+_MAX_SEARCH_DEGREE = 12
+_PSLQ_STEPS = 1000
+_SEARCH_SECONDS = 2.0
 
 
 class NotExact(ValueError):
@@ -135,14 +145,41 @@ def _sqrt(x: _lsrl.Exact, shown) -> _lsrl.Exact:
             return _lsrl.Exact(root)
         # sqrt(p/q) = sqrt(p*q)/q
         return _lsrl.Exact.sqrt(f.numerator * f.denominator) / f.denominator
+    root, tried, gave_up_after = _field_sqrt(x)
+    if root is not None:
+        return root
+    why = f"gave up after {gave_up_after:.1f} s" if gave_up_after else \
+        f"fields of degree up to {_MAX_SEARCH_DEGREE}"
+    raise NotExact(f"sqrt({shown}) is not in Q(cos 2*pi/N) for any N tried ({_listed(tried)}; {why})")
+
+
+@functools.lru_cache(maxsize=256)
+def _field_sqrt(x: _lsrl.Exact):
+    """(the square root of x or None, the conductors tried, the seconds after which the
+    clock stopped the search or None). Cached: a matrix converts its entries when it is built and again when a node
+    takes it, and a refusal is the search's slowest answer."""
     n = x.conductor
-    for m in sorted({n * k for k in (1, 2, 3, 4, 5, 6, 8, 10, 12)}):
-        if m > _MAX_CONDUCTOR:
-            break
+    candidates = [m for m in {n * k for k in (1, 2, 3, 4, 5, 6, 8, 10, 12)}
+                  if m <= _MAX_CONDUCTOR and _field_degree(m) <= _MAX_SEARCH_DEGREE]
+    start = time.monotonic()
+    tried = []
+    for m in sorted(candidates, key=lambda m: (_field_degree(m), m)):  # cheapest first
+        if time.monotonic() - start > _SEARCH_SECONDS:
+            return None, tuple(tried), time.monotonic() - start
         root = _sqrt_in_field(x, m)
         if root is not None:
-            return root
-    raise NotExact(f"sqrt({shown}) found in no field Q(cos 2*pi/M) up to M = {_MAX_CONDUCTOR}")
+            return root, tuple(tried), None
+        tried.append(m)
+    return None, tuple(tried), None
+
+
+def _listed(conductors) -> str:
+    return "N = " + ", ".join(map(str, conductors)) if conductors else "none"
+
+
+def _field_degree(m: int) -> int:
+    """The degree of Q(cos 2*pi/m) over Q."""
+    return _euler_phi(m) // 2 if m > 2 else 1
 
 
 def _rational_sqrt(f: Fraction):
@@ -153,12 +190,12 @@ def _rational_sqrt(f: Fraction):
 def _sqrt_in_field(x: _lsrl.Exact, m: int):
     """sqrt(x) as a rational combination of 1, cos(2*pi/m), ..., cos(2*pi*(d-1)/m) (a basis
     of Q(cos 2*pi/m), d its degree), found by PSLQ and checked exactly; None if not there."""
-    d = _euler_phi(m) // 2 if m > 2 else 1
+    d = _field_degree(m)
     digits = 40 + 6 * d
     with mpmath.workdps(digits):
         root = mpmath.sqrt(mpmath.mpf(sympy.N(to_sympy(x), digits + 10)))
         basis = [mpmath.cos(2 * mpmath.pi * j / m) for j in range(d)]
-        relation = mpmath.pslq([root] + basis, maxcoeff=10**12, maxsteps=20000)
+        relation = mpmath.pslq([root] + basis, maxcoeff=10**12, maxsteps=_PSLQ_STEPS)
     if not relation or relation[0] == 0:
         return None
     candidate = _lsrl.Exact(0)

@@ -23,6 +23,7 @@
 
 #include "app/studio/zoo/training_chart.h"
 #include "core/seed_models/training_command.h"
+#include "core/util/hint_file.h"
 
 namespace lsrl::studio {
 
@@ -160,13 +161,13 @@ void TrainDialog::startTraining() {
   if (configPath_.isEmpty())
     configPath_ = QDir::temp().filePath(
         QStringLiteral("lsrl-train-%1-%2.json").arg(kind_).arg(QCoreApplication::applicationPid()));
-  QFile file(configPath_);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-      file.write(QByteArray::fromStdString(config_.dump())) < 0) {
-    setStatus(tr("Error: cannot write %1").arg(configPath_));
+  // In the shared temporary folder under a name others can guess: written as a hint file
+  // (core/util/hint_file.h), never through a link planted there.
+  if (const std::string why = writeHintFile(configPath_.toStdString(), config_.dump());
+      !why.empty()) {
+    setStatus(tr("Error: %1").arg(QString::fromStdString(why)));
     return;
   }
-  file.close();
   const int steps = steps_->value();
   const int logEvery = std::clamp(steps / 100, 1, 50);
   const QString init = startFrom_->currentData().toString();

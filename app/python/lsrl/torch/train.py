@@ -9,10 +9,16 @@ line after the first step and per log interval ({"step", "loss", "accuracy",
 (W.log.jsonl). With --progress it also prints {"event": "progress", "step", "elapsed_s",
 "eta_s"} after every step and {"event": "evaluating", "samples"} before the held-out
 score (stdout only: the explorer's progress bar). Ctrl-C (or SIGTERM)
-saves a checkpoint of the step reached and exits with 130. Adam with gradient-norm
-clipping, warm-up then cosine decay; CPU. The seed fixes the initialisation (the C++
-seeded init of config seed = --seed unless the config sets one), the batches and so the
-whole curve.
+saves a checkpoint of the step reached and exits with 130 (during the held-out score too:
+the score is then skipped). A non-finite loss or gradient stops the run at once: the
+weights after the last finite step are saved to OUT (written whole or not at all), a
+{"event": "diverged", "step", ...} line says which step, and the exit is 1. Adam with
+gradient-norm clipping, warm-up then cosine decay; CPU. The seed fixes the initialisation
+(the C++ seeded init of config seed = --seed unless the config sets one), the batches and
+so the whole curve.
+
+Test hook: with LSRL_TRAIN_TEST_NAN_AT_STEP=N in the environment the loss of step N is
+made NaN (tests/python/test_torch_training.py: the run stops there, keeping step N − 1).
 
 Data: batch i draws task samples (i·batch + j) + (seed + 1)·2^32 from the C++ generators;
 the held-out score at the end uses samples 0 … eval_samples − 1, which is what
@@ -34,9 +40,43 @@ from . import full_config, load_checkpoint, make_model, save_checkpoint, scored_
 
 TRAIN_SEED_STRIDE = 1 << 32
 
+# The numeric options' ranges, (integer, lo, hi, lo excluded): the same as `lsrl train`
+# checks before it starts Python (app/cli/train_arguments.cpp), checked again here for a
+# direct run.
+OPTION_RANGES = {
+    "steps": (True, 1, 10**9, False),
+    "seed": (True, 0, 2**31 - 1, False),
+    "batch": (True, 1, 4096, False),
+    "warmup": (True, 0, 10**9, False),
+    "log_every": (True, 1, 10**9, False),
+    "eval_samples": (True, 0, 10**7, False),
+    "threads": (True, 1, 1024, False),
+    "lr": (False, 0, 10, True),
+    "clip": (False, 0, 1e6, True),
+    "weight_decay": (False, 0, 10, False),
+    "time_limit": (False, 0, 1e9, False),
+}
+
+NAN_AT_STEP_HOOK = "LSRL_TRAIN_TEST_NAN_AT_STEP"
+
+
+def range_error(name, value):
+    """None when ``value`` is in the option's range, else the reason."""
+    integer, lo, hi, lo_open = OPTION_RANGES[name]
+    shown = str(value)[:80]
+    if integer:
+        if lo <= value <= hi:
+            return None
+        return f"expects an integer in {lo}..{hi}, got {shown}"
+    if math.isfinite(value) and (value > lo if lo_open else value >= lo) and value <= hi:
+        return None
+    return f"expects a finite number {'>' if lo_open else '≥'} {lo:g} and ≤ {hi:g}, got {shown}"
+
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="lsrl train", description=__doc__.split("\n\n")[0])
+    # No abbreviations: `lsrl train` checks the options by their full names.
+    p = argparse.ArgumentParser(prog="lsrl train", description=__doc__.split("\n\n")[0],
+                                allow_abbrev=False)
     p.add_argument("model", help="mingru, minlstm, gateloop, lattice or looped")
     p.add_argument("--task", help="a scored task (default: the model's first)")
     p.add_argument("--config", help="model config JSON file (sizes, mode, task sizes)")
@@ -54,25 +94,28 @@ def parse_args(argv):
     p.add_argument("--progress", action="store_true",
                    help="print a progress record after every step (not logged)")
     p.add_argument("--eval-samples", type=int, default=500, help="held-out score at the end")
-    p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    p.add_argument("--threads", type=int, help="torch threads (default: torch's)")
     p.add_argument("--dtype", choices=["float32", "float64"], default="float32")
     p.add_argument("--time-limit", type=float, default=0, help="stop after this many seconds")
     p.add_argument("-o", "--out", required=True, help="checkpoint (.safetensors)")
     p.add_argument("--log", help="log file (default: OUT without .safetensors + .log.jsonl)")
     args = p.parse_args(argv)
-    for name in ("steps", "batch", "log_every"):
-        if getattr(args, name) < 1:
-            p.error(f"--{name.replace('_', '-')} must be at least 1")
-    if args.eval_samples < 0:
-        p.error("--eval-samples must be at least 0")
+    for name in OPTION_RANGES:
+        value = getattr(args, name)
+        why = None if value is None else range_error(name, value)
+        if why:
+            p.error(f"--{name.replace('_', '-')} {why}")
     return args
 
 
 def read_config(args):
     config = {}
     if args.config:
-        with open(args.config, encoding="utf-8") as f:
-            config = json.load(f)
+        try:
+            with open(args.config, encoding="utf-8") as f:
+                config = json.load(f)
+        except OSError as e:
+            raise SystemExit(f"--config {args.config}: {e.strerror}")
         if not isinstance(config, dict):
             raise SystemExit(f"{args.config}: a model config is a JSON object")
     for entry in args.set:
@@ -111,13 +154,16 @@ def masked_loss(logits, y):
 
 
 @torch.no_grad()
-def held_out_accuracy(model, task, samples, chunk=250):
+def held_out_accuracy(model, task, samples, chunk=250, stop=None):
     """Fraction of target tokens right over samples 0 … samples − 1 (float64, as lsrl
-    model eval scores them)."""
+    model eval scores them); None when ``stop`` was requested before the end."""
     right = total = 0
     original = next(model.parameters()).dtype
     model.to(torch.float64)
     for start in range(0, samples, chunk):
+        if stop is not None and stop.requested:
+            model.to(original)
+            return None
         x, y = task_batch(model, task, start, min(chunk, samples - start), torch.float64)
         logits = model(x)
         mask = y >= 0
@@ -127,39 +173,93 @@ def held_out_accuracy(model, task, samples, chunk=250):
     return right / total if total else 0.0
 
 
-class Stop(Exception):
-    pass
+class Diverged(Exception):
+    """A step whose loss or gradient is not finite: step (1-based) and what was not."""
+
+    def __init__(self, step, what):
+        super().__init__(f"{what} at step {step}")
+        self.step = step
 
 
-def main(argv=None):
-    args = parse_args(sys.argv[1:] if argv is None else argv)
-    if args.threads > 0:
-        torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
-    dtype = torch.float32 if args.dtype == "float32" else torch.float64
-    if args.init:
-        model, meta = load_checkpoint(args.init, dtype)
-        kind = meta["model"]
-        if kind != args.model:
-            raise SystemExit(f"{args.init} holds a {kind} model, not {args.model}")
-    else:
-        model = make_model(args.model, full_config(args.model, read_config(args)), dtype)
-    tasks = scored_tasks(model.kind, model.config)
+def nan_step_from_hook():
+    """The step whose loss the test hook makes NaN (0: none)."""
+    text = os.environ.get(NAN_AT_STEP_HOOK, "")
+    return int(text) if text.isdigit() else 0
+
+
+class StopSignals:
+    """Ctrl-C and SIGTERM during training and the held-out score: a flag the loops poll
+    between steps (a step is never cut in half, so the checkpoint is one step's weights).
+    Installed explicitly: a process started with SIGINT ignored (anything launched in the
+    background of a shell, and what it starts: the explorer's Train… dialog) keeps it
+    ignored, and Python then installs no KeyboardInterrupt of its own."""
+
+    def __init__(self):
+        self.requested = False
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, self._request)
+
+    def _request(self, signum, frame):
+        self.requested = True
+
+    @staticmethod
+    def ignore():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_IGN)
+
+
+def build_model(args, dtype):
+    """(model, task) from the arguments; a bad config, checkpoint or task is one line."""
+    try:
+        if args.init:
+            model, meta = load_checkpoint(args.init, dtype)
+            kind = meta["model"]
+            if kind != args.model:
+                raise SystemExit(f"{args.init} holds a {kind} model, not {args.model}")
+        else:
+            model = make_model(args.model, full_config(args.model, read_config(args)), dtype)
+        tasks = scored_tasks(model.kind, model.config)
+    except ValueError as e:  # the C++ core's errors (a bad --set, a refused checkpoint)
+        raise SystemExit(f"lsrl train: error: {e}")
     task = args.task or (tasks[0] if tasks else None)
     if task not in tasks:
         raise SystemExit(f"{model.kind}: task {task!r} has no targets to train on with this "
                          f"config (scored tasks: {', '.join(tasks) or 'none'})")
+    return model, task
 
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt
 
-    # Both explicitly: a process started with SIGINT ignored (anything launched in the
-    # background of a shell, and what it starts: the explorer's Train… dialog) keeps it
-    # ignored, and Python then installs no KeyboardInterrupt of its own.
-    signal.signal(signal.SIGINT, interrupt)
-    signal.signal(signal.SIGTERM, interrupt)
+def finite_step(model, optimiser, loss, clip, step, nan_step):
+    """One optimiser step on ``loss``, or Diverged with the weights left as they were."""
+    if step == nan_step:
+        loss = loss * float("nan")
+    if not math.isfinite(loss.item()):
+        raise Diverged(step, f"the loss is {loss.item()}")
+    optimiser.zero_grad()
+    loss.backward()
+    norm = float(torch.nn.utils.clip_grad_norm_(model.parameters(), clip))
+    if not math.isfinite(norm):
+        raise Diverged(step, f"the gradient norm is {norm}")
+    before = torch.nn.utils.parameters_to_vector(model.parameters()).detach().clone()
+    optimiser.step()
+    if not all(bool(torch.isfinite(p).all()) for p in model.parameters()):
+        torch.nn.utils.vector_to_parameters(before, model.parameters())
+        raise Diverged(step, "a weight is not finite after the update")
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    dtype = torch.float32 if args.dtype == "float32" else torch.float64
+    model, task = build_model(args, dtype)
+    stop = StopSignals()
     optimiser = torch.optim.Adam(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
-    log = open(log_path(args), "w", encoding="utf-8")
+    try:
+        log = open(log_path(args), "w", encoding="utf-8")
+    except OSError as e:
+        raise SystemExit(f"lsrl train: error: cannot write the log {log_path(args)}: {e.strerror}")
 
     def emit(record):
         line = json.dumps(record)
@@ -172,22 +272,20 @@ def main(argv=None):
           "clip": args.clip, "dtype": args.dtype, "threads": torch.get_num_threads(),
           **({"init": args.init} if args.init else {})})
     base = (args.seed + 1) * TRAIN_SEED_STRIDE
+    nan_step = nan_step_from_hook()
     start = time.monotonic()
     window = {"loss": 0.0, "right": 0, "total": 0, "tokens": 0, "steps": 0, "t0": start}
-    step = completed = 0
-    interrupted = False
+    completed = 0
+    diverged = None
     try:
         for step in range(args.steps):
-            if args.time_limit and time.monotonic() - start > args.time_limit:
-                raise Stop
+            if stop.requested or (args.time_limit and time.monotonic() - start > args.time_limit):
+                break
             for group in optimiser.param_groups:
                 group["lr"] = learning_rate(args, step)
             x, y = task_batch(model, task, base + step * args.batch, args.batch, dtype)
             loss, right, total = masked_loss(model(x), y)
-            optimiser.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
-            optimiser.step()
+            finite_step(model, optimiser, loss, args.clip, step + 1, nan_step)
             completed += 1
             window["loss"] += loss.item()
             window["right"] += right
@@ -210,30 +308,46 @@ def main(argv=None):
                 print(json.dumps({"event": "progress", "step": step + 1,
                                   "elapsed_s": now - start,
                                   "eta_s": per_step * (args.steps - step - 1)}), flush=True)
-    except KeyboardInterrupt:
-        interrupted = True
-    except Stop:
-        pass
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the checkpoint is written whatever comes
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    except Diverged as e:
+        diverged = e
     wall = time.monotonic() - start
     training = {"steps": completed, "steps_planned": args.steps, "seed": args.seed,
                 "batch": args.batch, "lr": args.lr, "clip": args.clip, "dtype": args.dtype,
-                "wall_s": round(wall, 2), "interrupted": interrupted,
-                "command": "lsrl train " + " ".join(sys.argv[1:] if argv is None else argv)}
+                "wall_s": round(wall, 2), "interrupted": stop.requested,
+                "command": "lsrl train " + " ".join(argv)}
     if args.init:
         training["init"] = args.init  # fine-tuned from these weights
-    if not interrupted and args.eval_samples > 0:
+    if diverged:
+        training["diverged_at_step"] = diverged.step
+    elif not stop.requested and args.eval_samples > 0:
         if args.progress:
             print(json.dumps({"event": "evaluating", "samples": args.eval_samples}), flush=True)
-        training["eval_accuracy"] = held_out_accuracy(model, task, args.eval_samples)
-        training["eval_samples"] = args.eval_samples
-        training["eval_seed"] = 0
-    save_checkpoint(model, args.out, task=task, training=training)
-    emit({"event": "interrupted" if interrupted else "done", "checkpoint": args.out,
+        accuracy = held_out_accuracy(model, task, args.eval_samples, stop=stop)
+        if accuracy is not None:
+            training["eval_accuracy"] = accuracy
+            training["eval_samples"] = args.eval_samples
+            training["eval_seed"] = 0
+    stop.ignore()  # the checkpoint is written whatever comes
+    training["interrupted"] = stop.requested
+    try:
+        save_checkpoint(model, args.out, task=task, training=training)
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"lsrl train: error: cannot save the checkpoint after {completed} "
+                         f"steps: {e}")
+    if diverged:
+        emit({"event": "diverged", "step": diverged.step, "reason": str(diverged),
+              "checkpoint": args.out, "steps": completed, "wall_s": training["wall_s"]})
+        log.close()
+        kept = (f"the weights after step {completed}, the last finite one" if completed
+                else "the weights it started from")
+        sys.stderr.write(f"lsrl train: error: {diverged}: training stopped; {args.out} holds "
+                         f"{kept}\n")
+        return 1
+    end = "interrupted" if stop.requested else "done"
+    emit({"event": end, "checkpoint": args.out,
           **{k: training[k] for k in ("steps", "wall_s", "eval_accuracy") if k in training}})
     log.close()
-    return 130 if interrupted else 0
+    return 130 if stop.requested else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,2 @@
+// Must not compile: the CLI sees core and app/layout only (docs/architecture.md).
+#include "app/studio/document/document.h"

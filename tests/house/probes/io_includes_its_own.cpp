@@ -1,0 +1,2 @@
+// Must compile: the control for the probes that must not (tests/CMakeLists.txt).
+#include "core/io/graph_file.h"
