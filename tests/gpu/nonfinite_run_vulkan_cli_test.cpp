@@ -64,7 +64,8 @@ TEST_F(NonFiniteVulkanRun, AnOverflowIsRefusedWhereTheCpuTwinFindsIt) {
     std::string warnings;
     const Result allowed = lsrlWithWarnings(args, warnings);
     ASSERT_EQ(allowed.code, 0) << allowed.err;
-    for (const auto& row : nlohmann::json::parse(allowed.out)["outputs"])
+    const nlohmann::json answer = nlohmann::json::parse(allowed.out);  // outlives the loop
+    for (const auto& row : answer["outputs"])
       EXPECT_EQ(row, nlohmann::json::array({"nan"})) << allowed.out;
     EXPECT_NE(warnings.find("warning: " + c.message), std::string::npos) << warnings;
   }
