@@ -19,6 +19,13 @@
 
 namespace lsrl {
 
+std::string directoryOf(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
 namespace {
 
 std::string systemError(int err) { return std::strerror(err); }
@@ -34,13 +41,6 @@ std::string randomSuffix() {
   std::string s;
   for (int i = 0; i < 12; ++i) s += kHex[(r >> (4 * i)) & 0xF];
   return s;
-}
-
-std::string directoryOf(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
 }
 
 // "a named pipe (FIFO)" etc. for a file that is not a regular file or a directory.

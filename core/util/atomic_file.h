@@ -68,6 +68,9 @@ std::string readWholeFile(const std::string& path, uint64_t maxBytes = kNoSizeLi
 // <pid> no longer runs: a killed write left it.
 bool isStaleTemporary(const std::string& fileName);
 
+// The folder that holds `path`: "." for a bare file name, "/" for a file at the root.
+std::string directoryOf(const std::string& path);
+
 // The file a write to `path` replaces: `path`, or the file a symbolic link there names.
 std::string resolveOutputPath(const std::string& path);
 

@@ -6,21 +6,12 @@
 
 #include <cerrno>
 
+#include "core/util/atomic_file.h"
+
 namespace lsrl {
 
-namespace {
-
-std::string folderOf(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
-}  // namespace
-
 FolderLock::FolderLock(const std::string& pathInFolder, Kind kind) {
-  fd_ = ::open(folderOf(pathInFolder).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  fd_ = ::open(directoryOf(pathInFolder).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd_ < 0) return;
   const int operation = kind == Kind::Exclusive ? LOCK_EX : LOCK_SH;
   int rc;
