@@ -25,7 +25,7 @@ for top in core app tests; do
 done
 
 declare -A level=([common]=0 [document]=0 [plots]=1 [editor]=2 [zoo]=2
-                  [panels]=3 [player]=3 [stepper]=3 [window]=4)
+                  [panels]=3 [player]=3 [stepper]=3 [live]=3 [window]=4)
 for folder in "${!level[@]}"; do
   [[ -d app/studio/$folder ]] || continue
   while IFS= read -r hit; do

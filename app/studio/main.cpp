@@ -4,9 +4,11 @@
 #include <QApplication>
 #include <QFileInfo>
 #include <cstdio>
+#include <cstring>
 
 #include "app/studio/window/examples_catalog.h"
 #include "app/studio/window/guarded_application.h"
+#include "app/studio/window/live_bench.h"
 #include "app/studio/window/main_window.h"
 #include "app/studio/window/screenshot.h"
 #include "app/studio/window/startup_options.h"
@@ -32,6 +34,9 @@ int main(int argc, char** argv) {
   // Past a file-size limit (ulimit -f) a save fails with EFBIG and says so, instead of
   // SIGXFSZ ending the explorer and the unsaved work with it.
   ::signal(SIGXFSZ, SIG_IGN);
+  // A benchmark runs offscreen: no display needed, nothing drawn on one.
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--bench") == 0) qputenv("QT_QPA_PLATFORM", "offscreen");
   GuardedApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("LSRL Studio"));
   QApplication::setApplicationName(QStringLiteral("lsrl-studio"));
@@ -45,7 +50,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "lsrl-studio: %s\n%s", qPrintable(error), qPrintable(startupUsage()));
     return 2;
   }
-  const bool headless = !options->screenshot.isEmpty();
+  const bool headless = !options->screenshot.isEmpty() || !options->bench.isEmpty();
   MainWindow::Options windowOptions;
   windowOptions.interactive = !headless;
   windowOptions.autosave = !headless;
@@ -67,6 +72,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "lsrl-studio: %s\n", qPrintable(window.lastError()));
       return 1;
     }
+    if (!options->bench.isEmpty()) return runLiveBench(window);
     QString view = options->view.isEmpty() ? QStringLiteral("graph") : options->view;
     if (!options->model.isEmpty()) {
       const QString modelError = window.runModel(options->model, options->task);

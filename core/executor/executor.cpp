@@ -398,6 +398,13 @@ FloatSequence floatTokens(const ExactSequence& tokens) {
   return out;
 }
 
+long long tokensConductor(const ExactSequence& tokens) {
+  long long n = 4;
+  for (const ExactVector& row : tokens)
+    for (const Exact& x : row) n = std::lcm(n, static_cast<long long>(x.conductor()));
+  return n;
+}
+
 ExactSequence exactTokens(const FloatSequence& tokens) {
   ExactSequence out(tokens.size());
   for (size_t t = 0; t < tokens.size(); ++t) {

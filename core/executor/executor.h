@@ -170,6 +170,9 @@ ExactSequence exactTokens(const FloatSequence& tokens);
 FloatSequence floatTokens(const ExactSequence& tokens);
 // One token of them (`token`: its index, for the message).
 FloatVector floatToken(const ExactVector& row, size_t token);
+// The conductor exact tokens need (PlanOptions::extraConductor): at least 4, and a multiple
+// of every value's (sqrt(5) in a rational program's tokens needs 20).
+long long tokensConductor(const ExactSequence& tokens);
 
 extern template class Trace<double>;
 extern template class Trace<Exact>;

@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 
 #include "app/layout/item_size.h"
+#include "core/graph/sugar_replay.h"
 #include "core/io/graph_file.h"
 #include "core/io/graph_hash.h"
 #include "core/util/atomic_file.h"
@@ -48,6 +49,48 @@ TEST(Document, MatrixEntryEditUndoRedoIsExact) {
   EXPECT_FALSE(doc.isModified());
   doc.undoStack()->redo();
   EXPECT_EQ(textOf(doc), edited);
+  EXPECT_EQ(doc.undoStack()->count(), 1);
+}
+
+// A sugar call's constant, set in Properties: the call is made again with it, one undo
+// step; values that do not parse, operands and shape changes are refused with the reason.
+TEST(Document, ASugarConstantRebuildsTheCallAsOneUndoStep) {
+  Document doc;
+  doc.openFile(test::examplePath("tok2tok_L3_direct.json"));
+  const std::string before = doc.toText();
+  // Group 7 is f_larger(x, y = 5/2, scale = 1000): its comparison's offset is -y.
+  const Group& larger = doc.graph().groups()[7];
+  ASSERT_EQ(larger.function, "f_larger");
+  EXPECT_TRUE(doc.isEditableParameter(7, "y"));
+  EXPECT_TRUE(doc.isEditableParameter(7, "scale"));
+  EXPECT_FALSE(doc.isEditableParameter(7, "x"));  // an operand: "node N"
+  doc.setGroupParameter(7, "y", "3/2");
+  EXPECT_EQ(*findParam(doc.graph().groups()[7].params, "y"), "3/2");
+  EXPECT_NE(doc.toText(), before);
+  EXPECT_EQ(doc.undoStack()->count(), 1);
+  EXPECT_EQ(doc.undoStack()->undoText(), QStringLiteral("Set y of f_larger"));
+  doc.undoStack()->undo();
+  EXPECT_EQ(doc.toText(), before);
+  doc.undoStack()->redo();
+  EXPECT_EQ(*findParam(doc.graph().groups()[7].params, "y"), "3/2");
+  doc.undoStack()->undo();
+
+  auto refusal = [&](GroupId id, const std::string& key, const std::string& value) {
+    try {
+      doc.setGroupParameter(id, key, value);
+    } catch (const Error& e) {
+      EXPECT_EQ(doc.toText(), before) << "a refused value changes nothing";
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(refusal(7, "y", "five").find("y of f_larger (group 7): \"five\" is not a number"),
+            std::string::npos);
+  EXPECT_EQ(refusal(7, "x", "1"), "f_larger (group 7) has no constant parameter \"x\"");
+  // f_modulo_counter's divisor sets the counter's width: another shape.
+  EXPECT_NE(refusal(1, "divisor", "4").find("divisor = 4 cannot be set on f_modulo_counter"),
+            std::string::npos);
+  EXPECT_EQ(doc.undoStack()->index(), 0) << "no refused edit is on the undo stack";
   EXPECT_EQ(doc.undoStack()->count(), 1);
 }
 

@@ -13,9 +13,13 @@
 #include "app/studio/document/edit_commands.h"
 #include "core/graph/derived_widths.h"
 #include "core/graph/node_reference.h"
+#include "core/graph/sugar_replay.h"
 #include "core/io/graph_file.h"
 #include "core/io/python_program.h"
+#include "core/precision/group_rebuild.h"
+#include "core/precision/group_tree.h"
 #include "core/util/error.h"
+#include "core/util/quote_input.h"
 
 namespace lsrl::studio {
 
@@ -859,6 +863,50 @@ void Document::placeUnplacedMembers(GraphTransaction& t, GroupId id) {
     t.touchNode(nid);
     graph_.layout()[nid] = pos;
   }
+}
+
+bool Document::isEditableParameter(GroupId id, const std::string& key) const {
+  if (!graph_.containsGroup(id)) return false;
+  const std::string* value = findParam(graph_.groups()[static_cast<size_t>(id)].params, key);
+  if (value == nullptr || *value == "none" || parseNodeReference(*value)) return false;
+  try {
+    (void)Exact::parse(*value);
+    return true;
+  } catch (const Error&) {
+    return false;  // a list ("[1, 0]") or a name: not a single constant
+  }
+}
+
+void Document::setGroupParameter(GroupId id, const std::string& key, const std::string& value) {
+  if (!graph_.containsGroup(id)) throw Error("group " + std::to_string(id) + " does not exist");
+  const Group& group = graph_.groups()[static_cast<size_t>(id)];
+  const std::string call = group.function + " (group " + std::to_string(id) + ")";
+  if (!isEditableParameter(id, key))
+    throw Error(call + " has no constant parameter \"" + key + "\"");
+  Exact parsed;
+  try {
+    parsed = Exact::parse(value);
+  } catch (const Error& e) {
+    throw Error(key + " of " + call + ": " + quoteInput(value) + " is not a number (" + e.what() +
+                ")");
+  }
+  const std::string text = parsed.toString();
+  if (*findParam(group.params, key) == text) return;
+  edit(QStringLiteral("Set %1 of %2")
+           .arg(QString::fromStdString(key), QString::fromStdString(group.function)),
+       [&](GraphTransaction& t) {
+         // The call and every call nested in it: their records and their nodes.
+         for (const Group& g : graph_.groups()) {
+           if (g.removed || !withinGroup(graph_, g.id, id)) continue;
+           t.touchGroup(g.id);
+           for (NodeId n : g.nodes)
+             if (graph_.contains(n)) t.touchNode(n);
+         }
+         const SugarParams params =
+             withParams(graph_.groups()[static_cast<size_t>(id)].params, {{key, text}});
+         if (const auto why = rebuildInPlace(graph_, id, params))
+           throw Error(key + " = " + text + " cannot be set on " + call + ": " + *why);
+       });
 }
 
 void Document::setGroupExpanded(GroupId id, bool expanded) {

@@ -167,6 +167,16 @@ class Document : public QObject {
   void setInputWidth(NodeId id, int dim);                 // Input nodes only
   void setSliceRange(NodeId id, int start, int end);      // Slice nodes only
 
+  // A constant parameter of a sugar call ("scale", "large_constant", "y", ...), in the
+  // scalar grammar: the call is made again with it (core/precision/group_rebuild.h) and its
+  // nodes take the new values, keeping their ids, names and places. Refused (lsrl::Error,
+  // nothing changed) when the value does not parse, the key is not a constant of the
+  // call, or the new value would change the call's shape (its nodes or wiring).
+  void setGroupParameter(GroupId id, const std::string& key, const std::string& value);
+  // Whether `key` of group `id` is a constant that setGroupParameter can change (not an
+  // operand naming a node, not an omitted branch).
+  bool isEditableParameter(GroupId id, const std::string& key) const;
+
   void setGroupExpanded(GroupId id, bool expanded);
   // Every group at once (View > Expand/Collapse all groups): one undo step.
   void setAllGroupsExpanded(bool expanded);

@@ -17,6 +17,7 @@
 #include "app/studio/panels/matrix_model.h"
 #include "app/studio/panels/node_label.h"
 #include "core/graph/checks.h"
+#include "core/graph/sugar_replay.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {
@@ -204,6 +205,15 @@ void PropertiesPanel::buildGroupPage() {
   groupOutput_ = selectableLabel(groupPage_);
   form->addRow(tr("Output"), groupOutput_);
   layout->addLayout(form);
+  // The call's constants, editable: the call is made again with the value typed.
+  groupConstants_ = new QWidget(groupPage_);
+  new QFormLayout(groupConstants_);
+  groupConstants_->layout()->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(groupConstants_);
+  groupError_ = selectableLabel(groupPage_);
+  groupError_->setStyleSheet(QStringLiteral("color: #c0392b; font-style: italic;"));
+  groupError_->hide();
+  layout->addWidget(groupError_);
   auto* buttons = new QHBoxLayout;
   expand_ = new QPushButton(groupPage_);
   buttons->addWidget(expand_);
@@ -239,13 +249,13 @@ void PropertiesPanel::edit(Edit&& f) {
 }
 
 void PropertiesPanel::showError(const QString& message) {
-  error_->setText(message);
-  error_->setVisible(!message.isEmpty());
+  for (QLabel* label : {error_, groupError_}) {
+    label->setText(message);
+    label->setVisible(!message.isEmpty());
+  }
 }
 
-QString PropertiesPanel::errorText() const {
-  return error_->isHidden() ? QString() : error_->text();
-}
+QString PropertiesPanel::errorText() const { return error_->text(); }
 
 QString PropertiesPanel::problemsText() const { return problems_->text(); }
 
@@ -434,6 +444,48 @@ void PropertiesPanel::refreshGroup(GroupId id) {
   const bool isOutput = gr.output != kNoNode && g.output() == gr.output;
   groupSetOutput_->setEnabled(g.contains(gr.output) && !isOutput);
   groupSetOutput_->setText(isOutput ? tr("This is the output") : tr("Set as output"));
+  refreshConstants(id);
+}
+
+void PropertiesPanel::refreshConstants(GroupId id) {
+  const Group& gr = document_->graph().groups()[static_cast<size_t>(id)];
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : gr.params)
+    if (document_->isEditableParameter(id, key)) keys.push_back(key);
+  std::vector<std::string> shown;
+  for (const auto& [key, field] : constantFields_) shown.push_back(key);
+  auto* form = static_cast<QFormLayout*>(groupConstants_->layout());
+  if (id != constantsGroup_ || keys != shown) {
+    // Another call: new fields. (The same call keeps its fields, and the focus in them.)
+    while (form->rowCount() > 0) form->removeRow(0);
+    constantFields_.clear();
+    constantsGroup_ = id;
+    for (const std::string& key : keys) {
+      auto* field = new QLineEdit(groupConstants_);
+      field->setObjectName(QStringLiteral("group_param_") + fromStd(key));
+      field->setToolTip(
+          tr("Type a value (exact grammar: 1/1000, 1e10) and press Enter: the "
+             "call is made again with it"));
+      form->addRow(fromStd(key), field);
+      constantFields_.emplace_back(key, field);
+      connect(field, &QLineEdit::editingFinished, this, [this, key, field] {
+        const GroupId group = constantsGroup_;
+        if (!document_->graph().containsGroup(group)) return;
+        const std::string text = field->text().trimmed().toStdString();
+        const std::string* now =
+            findParam(document_->graph().groups()[static_cast<size_t>(group)].params, key);
+        if (now == nullptr || *now == text) return;
+        edit([&] { document_->setGroupParameter(group, key, text); });
+      });
+    }
+  }
+  for (const auto& [key, field] : constantFields_) {
+    if (field->hasFocus() && field->isModified()) continue;  // being typed into
+    const std::string* value = findParam(gr.params, key);
+    field->setText(value ? fromStd(*value) : QString());
+    field->setModified(false);
+  }
+  groupConstants_->setVisible(!constantFields_.empty());
 }
 
 PropertiesPanel::~PropertiesPanel() {

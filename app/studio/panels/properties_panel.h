@@ -52,6 +52,8 @@ class PropertiesPanel : public QWidget {
   void refresh();
   void refreshNode(NodeId id);
   void refreshGroup(GroupId id);
+  // One field per constant parameter of the group (Document::setGroupParameter).
+  void refreshConstants(GroupId id);
   void rebuildInputs(const Node& node);
   void rebuildMatrixTabs(const Node& node);
   bool selectionExists() const;
@@ -98,6 +100,10 @@ class PropertiesPanel : public QWidget {
   QLabel* groupOutput_;
   QPushButton* expand_;
   QPushButton* groupSetOutput_ = nullptr;
+  QWidget* groupConstants_ = nullptr;
+  GroupId constantsGroup_ = kNoGroup;  // the group the fields were made for
+  std::vector<std::pair<std::string, QLineEdit*>> constantFields_;
+  QLabel* groupError_ = nullptr;
 };
 
 }  // namespace lsrl::studio

@@ -20,6 +20,7 @@
 
 #include "app/layout/full_layout.h"
 #include "app/layout/item_size.h"
+#include "app/studio/common/background_release.h"
 #include "app/studio/document/document.h"
 #include "app/studio/player/compile_count_chart.h"
 #include "app/studio/player/node_inspector.h"
@@ -53,9 +54,10 @@ std::map<NodeId, NodePosition> expandedLayout(const Graph& program) {
   return fullLayout(expanded).layout.nodes;
 }
 
+// `given`: a compile made elsewhere (the Live panel's) to show instead of compiling.
 PlayerCompile compileForPlayer(const Graph& program,
                                std::optional<std::map<NodeId, NodePosition>> layout,
-                               CompileOptions options) {
+                               CompileOptions options, std::shared_ptr<const CompileResult> given) {
   PlayerCompile out;
   try {
     std::vector<Problem> problems = checkGraph(program);
@@ -66,7 +68,8 @@ PlayerCompile compileForPlayer(const Graph& program,
       out.error = text;
       return out;
     }
-    auto result = std::make_shared<CompileResult>(compile(program, options));
+    std::shared_ptr<const CompileResult> result =
+        given ? std::move(given) : std::make_shared<const CompileResult>(compile(program, options));
     if (!layout) layout = expandedLayout(program);
     out.layout = *layout;
     out.replay = buildReplay(*result, *layout);
@@ -291,8 +294,11 @@ void DebranchView::setControlsEnabled(bool on) {
 
 // ---- compiling -------------------------------------------------------------------------
 
-void DebranchView::startCompile() {
+void DebranchView::startCompile() { startCompileOf(nullptr); }
+
+void DebranchView::startCompileOf(std::shared_ptr<const CompileResult> given) {
   if (compiling_) return;
+  adopting_ = given != nullptr;
   pause();
   CompileOptions options;
   options.backend = static_cast<Backend>(backend_->currentData().toInt());
@@ -321,8 +327,37 @@ void DebranchView::startCompile() {
   std::optional<std::map<NodeId, NodePosition>> layout;
   if (layoutRevision_ == doc_->revision()) layout = layout_;
   compiledRevision_ = doc_->revision();
-  watcher_.setFuture(
-      QtConcurrent::run(compileForPlayer, doc_->graph(), std::move(layout), std::move(options)));
+  watcher_.setFuture(QtConcurrent::run(compileForPlayer, doc_->graph(), std::move(layout),
+                                       std::move(options), std::move(given)));
+}
+
+void DebranchView::offerCompile(std::shared_ptr<const CompileResult> result, uint64_t revision,
+                                const QString& what) {
+  releaseInBackground(std::move(offered_));
+  offered_ = std::move(result);
+  offeredRevision_ = revision;
+  offeredWhat_ = what;
+  if (isVisible()) adoptOffered();
+}
+
+void DebranchView::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  adoptOffered();
+}
+
+void DebranchView::adoptOffered() {
+  if (!offered_ || offeredRevision_ != doc_->revision() || compiling_ ||
+      (cursor_ && compiledRevision_ == doc_->revision()))
+    return;
+  // The offered compile was made with the float64 backend and the size optimisations.
+  const QSignalBlocker blockBackend(backend_);
+  backend_->setCurrentIndex(backend_->findData(static_cast<int>(Backend::Float64)));
+  const QSignalBlocker blockOptimize(optimize_);
+  optimize_->setChecked(true);
+  std::shared_ptr<const CompileResult> given = std::move(offered_);
+  offered_.reset();
+  startCompileOf(std::move(given));
+  status_->setText(tr("Laying out %1…").arg(offeredWhat_));
 }
 
 void DebranchView::cancelCompile() {
@@ -359,6 +394,9 @@ void DebranchView::onCompileFinished() {
     Q_EMIT compileFinished(false, status_->text());
     return;
   }
+  cursor_.reset();
+  releaseInBackground(std::move(result_));
+  releaseInBackground(std::move(replay_));
   result_ = out.result;
   replay_ = out.replay;
   layout_ = out.layout;
@@ -394,6 +432,8 @@ void DebranchView::onCompileFinished() {
                        .arg(result_->seconds, 0, 'f', 2)
                        .arg(QString::fromUtf8(backendName(result_->backend).data()))
                        .arg(optimize_->isChecked() ? tr(", optimised") : QString()));
+  if (adopting_)
+    status_->setText(status_->text() + tr(" Shown from %1, not compiled again.").arg(offeredWhat_));
   moveTo(0, false);
   // Readable from the start: the first rewrite framed, not 980 boxes as specks.
   focusBranch();
@@ -431,8 +471,9 @@ void DebranchView::invalidate() {
   ++layoutGeneration_;
   scene_->rebuild(nullptr);
   cursor_.reset();
-  replay_.reset();
-  result_.reset();
+  // A compile's history is a million small allocations: freed off the GUI thread.
+  releaseInBackground(std::move(replay_));
+  releaseInBackground(std::move(result_));
   inspectNode(kNoNode);
   chart_->setCounts({}, {});
   rules_->clear();

@@ -65,6 +65,11 @@ class DebranchView : public QWidget {
   // ends; true when it succeeded.
   bool compileAndWait(Backend backend = Backend::Exact, bool optimize = true,
                       int timeoutMs = 120000);
+  // A compile of the document at `revision` made elsewhere (the Live panel's, its
+  // replayable history kept; `what` names it): the view shows it instead of compiling when
+  // it is shown while the document is still at that revision.
+  void offerCompile(std::shared_ptr<const CompileResult> result, uint64_t revision,
+                    const QString& what);
   // Shows the graph after `k` steps (no animation); false when there is no compile or k
   // is out of range.
   bool showStep(int k);
@@ -133,7 +138,13 @@ class DebranchView : public QWidget {
   void stepShown(int step);
   void layoutFinished(bool ok, const QString& message);
 
+ protected:
+  void showEvent(QShowEvent* event) override;
+
  private:
+  void startCompileOf(std::shared_ptr<const CompileResult> given);
+  // Shows the offered compile when it still fits the document.
+  void adoptOffered();
   QWidget* buildCompileBar();
   QWidget* buildTimeline();
   void onCompileFinished();
@@ -208,6 +219,10 @@ class DebranchView : public QWidget {
   std::map<NodeId, NodePosition> layout_;
   uint64_t layoutRevision_ = ~uint64_t{0};
   uint64_t compiledRevision_ = 0;
+  std::shared_ptr<const CompileResult> offered_;
+  uint64_t offeredRevision_ = 0;
+  QString offeredWhat_;
+  bool adopting_ = false;  // the compile in flight is an offered one being laid out
 };
 
 }  // namespace lsrl::studio

@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <numeric>
 
 #include "core/compiler/compiler.h"
 #include "core/compiler/provenance.h"
@@ -23,14 +22,6 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 
 void checkCancel(const RunProgress& progress) {
   if (progress.cancel != nullptr && progress.cancel->load()) throw Cancelled("run cancelled");
-}
-
-// Exact tokens may hold constants the program does not (sqrt(5) in a rational program).
-long long tokenConductor(const ExactSequence& tokens) {
-  long long n = 4;
-  for (const ExactVector& row : tokens)
-    for (const Exact& x : row) n = std::lcm(n, static_cast<long long>(x.conductor()));
-  return n;
 }
 
 // Runs the graph token by token (for progress and cancel), recording every step.
@@ -280,7 +271,7 @@ StepperRun runEngine(const Graph& program, const EngineSpec& spec, const ExactSe
   } else if (!target) {
     if (spec.exact) {
       plan.exact = true;
-      plan.extraConductor = tokenConductor(tokens);
+      plan.extraConductor = tokensConductor(tokens);
       runTraced<Exact>(out.graph, tokens, plan, progress, out);
     } else {
       plan.exact = false;

@@ -21,9 +21,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent>
 #include <mutex>
-#include <string_view>
-#include <unordered_set>
 
+#include "app/studio/common/paper_prompt.h"
 #include "app/studio/stepper/engine_chooser.h"
 #include "app/studio/stepper/prompt_builder.h"
 #include "app/studio/stepper/token_table.h"
@@ -268,34 +267,35 @@ bool StepperView::loadInputFile(const QString& path, QString* error) {
 
 // A default prompt that fits the program, so that Run works at once.
 void StepperView::prefillPrompt() {
-  const Graph& g = doc_->graph();
-  const NodeId input = g.input();
-  if (input == kNoNode) return;
-  const int width = g.node(input).dim;
-  tokens_->setTokenWidth(width);
+  const PaperProgramGuess guess = guessPaperProgram(doc_->graph());
+  if (guess.width <= 0) return;
+  tokens_->setTokenWidth(guess.width);
   if (tokens_->rowCount() > 0) return;
   try {
-    if (width == 1 && g.findByName("ones") != kNoNode) {
-      builder_->setMoreOnes(QStringLiteral("10110001"));
-    } else if (width == 1) {
-      // out_0, out_1, ...: one name lookup pass, not one per key (L = 1000 has 2*10^5 nodes).
-      std::unordered_set<std::string_view> names;
-      for (const Node& n : g.nodes())
-        if (!n.removed && n.name.starts_with("out_")) names.insert(n.name);
-      int L = 0;
-      while (names.count("out_" + std::to_string(L))) ++L;
-      if (L == 3) {
-        builder_->setTok2tok(
-            QStringLiteral("3 1 9 : 9 9 9; 3 5 1 : 1 2 1; 4 2 6 : 9 2 5; 8 5 6 : 8 8 6"),
-            QStringLiteral("4 2 6"), 3);
-      } else {
-        builder_->setTok2tok({}, {}, std::max(1, L));
-        builder_->setTok2tokRandom(4, 10, 0);
-      }
-    } else if (width >= 4) {
-      builder_->setVec2vec(2, width - 3, 4, QStringLiteral("3/10, 7/10"), 0, 1);
-    } else {
-      return;
+    switch (guess.program) {
+      case PaperProgram::MoreOnes:
+        builder_->setMoreOnes(QString::fromLatin1(kMoreOnesBits));
+        break;
+      case PaperProgram::Tok2tok:
+        if (guess.L == 3) {
+          builder_->setTok2tok(QString::fromLatin1(kTok2tokL3Dictionary),
+                               QString::fromLatin1(kTok2tokL3Query), 3);
+        } else {
+          builder_->setTok2tok({}, {}, guess.L);
+          builder_->setTok2tokRandom(kTok2tokEntries, kTok2tokVocabulary, 0);
+        }
+        break;
+      case PaperProgram::Vec2vec:
+        builder_->setVec2vec(2, guess.width - 3, kVec2vecCells, QString::fromLatin1(kVec2vecQuery),
+                             0, 1);
+        break;
+      case PaperProgram::None:
+        if (guess.width != 1) return;
+        // A hand-made program of one input: more_ones' bits (its L = 0 tok2tok guess
+        // kept the tok2tok builder before).
+        builder_->setTok2tok({}, {}, 1);
+        builder_->setTok2tokRandom(kTok2tokEntries, kTok2tokVocabulary, 0);
+        break;
     }
     QString description;
     setTokens(builder_->build(&description));

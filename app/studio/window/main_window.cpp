@@ -38,6 +38,7 @@
 #include "app/studio/editor/minimap.h"
 #include "app/studio/editor/search_bar.h"
 #include "app/studio/editor/zoom_pan_view.h"
+#include "app/studio/live/live_panel.h"
 #include "app/studio/panels/palette_panel.h"
 #include "app/studio/panels/problems_panel.h"
 #include "app/studio/panels/properties_panel.h"
@@ -71,6 +72,10 @@ static void initStudioResources() { Q_INIT_RESOURCE(studio); }
 namespace lsrl::studio {
 
 namespace {
+
+// The bottom docks (Problems, Live): room for a few problems and six tokens of the Live
+// panel's table.
+constexpr int kBottomDockHeight = 230;
 
 const QString kFileFilter = QStringLiteral(
     "LSRL programs (*.json *.py);;LSRL graphs (*.json);;Python programs (*.py);;All files (*)");
@@ -397,12 +402,25 @@ void MainWindow::buildDocks() {
   dock(tr("Palette"), QStringLiteral("PaletteDock"), palette_, Qt::LeftDockWidgetArea);
   dock(tr("Properties"), QStringLiteral("PropertiesDock"), properties_, Qt::RightDockWidgetArea);
   dock(tr("Overview"), QStringLiteral("OverviewDock"), minimap_, Qt::RightDockWidgetArea);
-  dock(tr("Problems"), QStringLiteral("ProblemsDock"), problems_, Qt::BottomDockWidgetArea);
+  QDockWidget* problemsDock =
+      dock(tr("Problems"), QStringLiteral("ProblemsDock"), problems_, Qt::BottomDockWidgetArea);
+  // The Live panel under the editor, beside the problems: its token table wants the width.
+  live_ = new LivePanel(doc_, this);
+  QDockWidget* liveDock =
+      dock(tr("Live"), QStringLiteral("LiveDock"), live_, Qt::BottomDockWidgetArea);
+  splitDockWidget(problemsDock, liveDock, Qt::Horizontal);
+
+  connect(live_, &LivePanel::compiled, debranch_, &DebranchView::offerCompile);
+  connect(live_, &LivePanel::stepperRequested, this, [this](const ExactSequence& tokens) {
+    stepper_->setTokens(tokens);
+    views_->setCurrentIndex(static_cast<int>(viewNames().indexOf(QStringLiteral("stepper"))));
+    stepper_->startRun();
+  });
   connect(views_, &QTabWidget::currentChanged, this, &MainWindow::updateEditorDocks);
   connect(views_, &QTabWidget::currentChanged, this, &MainWindow::updateStatus);
   resizeDocks({findChild<QDockWidget*>(QStringLiteral("PaletteDock"))}, {210}, Qt::Horizontal);
   resizeDocks({findChild<QDockWidget*>(QStringLiteral("PropertiesDock"))}, {360}, Qt::Horizontal);
-  resizeDocks({findChild<QDockWidget*>(QStringLiteral("ProblemsDock"))}, {110}, Qt::Vertical);
+  resizeDocks({problemsDock}, {kBottomDockHeight}, Qt::Vertical);
 }
 
 void MainWindow::buildToolBar() {
@@ -541,7 +559,7 @@ void MainWindow::updateEditorDocks() {
   QStringList unwanted;
   if (!editing) {
     unwanted << QStringLiteral("PaletteDock") << QStringLiteral("PropertiesDock")
-             << QStringLiteral("OverviewDock");
+             << QStringLiteral("OverviewDock") << QStringLiteral("LiveDock");
   }
   if (startPage || views_->currentWidget() == modelsPage_)
     unwanted << QStringLiteral("ProblemsDock");
@@ -555,6 +573,21 @@ void MainWindow::updateEditorDocks() {
       d->show();
     }
   }
+  splitBottomDocksOnce();
+}
+
+void MainWindow::splitBottomDocksOnce() {
+  auto* problems = findChild<QDockWidget*>(QStringLiteral("ProblemsDock"));
+  auto* live = findChild<QDockWidget*>(QStringLiteral("LiveDock"));
+  if (bottomSplit_ || !isVisible() || !problems || !live || !problems->isVisible() ||
+      !live->isVisible())
+    return;
+  bottomSplit_ = true;
+  // A third of the width for the problems, two thirds for Live's token table; once the
+  // docks are laid out (a split of hidden docks does not take), and never again after.
+  QTimer::singleShot(0, this, [this, problems, live] {
+    resizeDocks({problems, live}, {width() / 3, 2 * width() / 3}, Qt::Horizontal);
+  });
 }
 
 void MainWindow::openRecentFile(const QString& path) {
@@ -829,6 +862,7 @@ void MainWindow::showEvent(QShowEvent* event) {
   if (shownOnce_) return;
   shownOnce_ = true;
   QTimer::singleShot(0, view_, &GraphView::fitAll);
+  splitBottomDocksOnce();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

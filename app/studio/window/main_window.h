@@ -30,6 +30,7 @@ class StepperView;
 class TrajectoryView;
 class UaHeatmapView;
 class LayoutRunner;
+class LivePanel;
 class ModelTab;
 class Minimap;
 class PalettePanel;
@@ -60,6 +61,7 @@ class MainWindow : public QMainWindow {
   PropertiesPanel* propertiesPanel() { return properties_; }
   PalettePanel* palettePanel() { return palette_; }
   ProblemsPanel* problemsPanel() { return problems_; }
+  LivePanel* livePanel() { return live_; }
   LayoutRunner* layoutRunner() { return layout_; }
   Autosave* autosave() { return autosave_; }
   QString lastError() const { return lastError_; }
@@ -134,6 +136,8 @@ class MainWindow : public QMainWindow {
   void newDocument();
   void showEditor();
   void updateEditorDocks();
+  // Problems and Live share the bottom: the first time both show, Live gets two thirds.
+  void splitBottomDocksOnce();
   // No file, no program, no edits: what a new window holds.
   bool documentUntouched() const;
   // Opens a recent file; one that is gone is reported and dropped from the list.
@@ -158,6 +162,7 @@ class MainWindow : public QMainWindow {
   PropertiesPanel* properties_ = nullptr;
   PalettePanel* palette_ = nullptr;
   ProblemsPanel* problems_ = nullptr;
+  LivePanel* live_ = nullptr;
   RecentFiles* recent_ = nullptr;
   Autosave* autosave_ = nullptr;
   LayoutRunner* layout_ = nullptr;
@@ -170,6 +175,7 @@ class MainWindow : public QMainWindow {
   QPushButton* layoutCancel_ = nullptr;
   QString lastError_;
   bool shownOnce_ = false;
+  bool bottomSplit_ = false;
   // Docks the window hid (another view or the start page is shown), to show again.
   QList<QDockWidget*> hiddenDocks_;
 

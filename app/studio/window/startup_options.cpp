@@ -25,6 +25,7 @@ QString startupUsage() {
       "                   [--model mingru|minlstm|gateloop|lattice|looped [--task T]]\n"
       "                   [--size WxH]\n"
       "                   [--no-recovery]\n"
+      "       lsrl-studio --bench live FILE\n"
       "  FILE              an LSRL graph (.json) to open\n"
       "  --example NAME    open an example instead (\"tok2tok_L3_direct.json\" or its menu title)\n"
       "  --screenshot OUT  render the window (default 1600x1000) to OUT.png and exit\n"
@@ -35,7 +36,9 @@ QString startupUsage() {
       "  --step N          debranch: the compile step; stepper, trajectory: the token step;\n"
       "                    model views: the token (looped: the loop)\n"
       "  --size WxH        window size for --screenshot\n"
-      "  --no-recovery     do not offer work left by a crashed session\n");
+      "  --no-recovery     do not offer work left by a crashed session\n"
+      "  --bench live      offscreen: make 50 edits of FILE's program and time the Live\n"
+      "                    panel's answers; prints one JSON line (docs/explorer.md)\n");
 }
 
 std::optional<StartupOptions> parseStartupOptions(const QStringList& arguments, QString* error) {
@@ -81,6 +84,9 @@ std::optional<StartupOptions> parseStartupOptions(const QStringList& arguments, 
       if (o.size.width() > 16384 || o.size.height() > 16384) {
         return fail(QStringLiteral("--size %1 is larger than 16384 pixels a side").arg(v));
       }
+    } else if (a == QLatin1String("--bench")) {
+      if (!value(&o.bench) || o.bench != QLatin1String("live"))
+        return fail(QStringLiteral("--bench needs a benchmark name (live), got '%1'").arg(o.bench));
     } else if (a == QLatin1String("--no-recovery")) {
       o.recovery = false;
     } else if (a.startsWith(QLatin1String("--"))) {
@@ -93,6 +99,10 @@ std::optional<StartupOptions> parseStartupOptions(const QStringList& arguments, 
   }
   if (!o.file.isEmpty() && !o.example.isEmpty())
     return fail(QStringLiteral("give a FILE or --example, not both"));
+  if (!o.bench.isEmpty() && o.file.isEmpty() && o.example.isEmpty())
+    return fail(QStringLiteral("--bench %1 needs a FILE (or --example NAME) to edit").arg(o.bench));
+  if (!o.bench.isEmpty() && !o.screenshot.isEmpty())
+    return fail(QStringLiteral("give --bench or --screenshot, not both"));
   if (!o.task.isEmpty() && o.model.isEmpty())
     return fail(QStringLiteral("--task needs --model (the model whose task it is)"));
   if (studioModelViewNames().contains(o.view) && o.model.isEmpty()) {

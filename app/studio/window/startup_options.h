@@ -4,6 +4,7 @@
 //                       lattice|gateloop|gates|looped]
 //               [--model mingru|minlstm|gateloop|lattice|looped [--task T]]
 //               [--step N] [--size WxH] [--example NAME] [--no-recovery]
+//   lsrl-studio --bench live FILE
 #pragma once
 
 #include <QSize>
@@ -20,6 +21,7 @@ struct StartupOptions {
   QString view;        // empty: "graph", or the model's view with --model
   QString model;       // a seed model to run in the Models tab ("lattice")
   QString task;        // its synthetic task (default: the model's first)
+  QString bench;       // "live": time the Live panel over edits of the file (offscreen)
   int step = -1;
   QSize size{1600, 1000};
   bool recovery = true;

@@ -49,6 +49,43 @@ inline NodeId addFromPalette(Session& s, const QString& entry) {
              : s->document()->graph().groups()[selected.front().id].output;
 }
 
+// Types a new name into the Properties panel's name field of the selection.
+inline void renameSelected(Session& s, const QString& name) {
+  QLineEdit* field = s->propertiesPanel()->nameEdit();
+  click(field);
+  QTest::keyClick(field, Qt::Key_A, Qt::ControlModifier);
+  type(field, name);
+  key(field, Qt::Key_Return);
+}
+
+// Chooses sugar function `function` in the palette, types `value` into its parameter
+// `param`'s field, clicks Add, and returns the new call's group (the selected box).
+inline GroupId addSugarFromPalette(Session& s, const QString& function, const QString& param,
+                                   const QString& value) {
+  clickTreeItem(s->palettePanel()->tree(), function);
+  auto* field = findVisible<QLineEdit>(s->palettePanel(), QStringLiteral("param_") + param);
+  EXPECT_NE(field, nullptr) << "no field " << param.toStdString();
+  if (field == nullptr) return kNoGroup;
+  click(field);
+  QTest::keyClick(field, Qt::Key_A, Qt::ControlModifier);
+  type(field, value);
+  click(button(s->palettePanel(), QStringLiteral("Add")));
+  const QList<ItemRef> selected = s->graphView()->selectedItems();
+  EXPECT_EQ(selected.size(), 1);
+  if (selected.size() != 1 || selected.front().kind != ItemRef::Kind::Group) {
+    ADD_FAILURE() << "the new " << function.toStdString() << " is not the selected group";
+    return kNoGroup;
+  }
+  return selected.front().id;
+}
+
+// The member of sugar group `group` with op `op` (kNoNode if none).
+inline NodeId memberOf(Session& s, GroupId group, Op op) {
+  for (NodeId id : s->document()->graph().groups()[group].nodes)
+    if (s->document()->graph().node(id).op == op) return id;
+  return kNoNode;
+}
+
 // The matrix editor of tab `field` of the selection's properties, once that tab is clicked.
 inline MatrixEditor* matrixTab(Session& s, const QString& field) {
   PropertiesPanel* panel = s->propertiesPanel();

@@ -445,20 +445,6 @@ class Steps {
   std::vector<QString> names_;
 };
 
-void renameSelected(Session& s, const QString& name) {
-  QLineEdit* field = s->propertiesPanel()->nameEdit();
-  click(field);
-  QTest::keyClick(field, Qt::Key_A, Qt::ControlModifier);
-  type(field, name);
-  key(field, Qt::Key_Return);
-}
-
-NodeId memberOf(Session& s, GroupId group, Op op) {
-  for (NodeId id : s->document()->graph().groups()[group].nodes)
-    if (s->document()->graph().node(id).op == op) return id;
-  return kNoNode;
-}
-
 TEST(EditorScenario, BuildsMoreOnesFromNothingUndoesRedoesSavesReopensAndRunsIt) {
   Session s;
   startNewProgram(s);
@@ -485,16 +471,9 @@ TEST(EditorScenario, BuildsMoreOnesFromNothingUndoesRedoesSavesReopensAndRunsIt)
   renameSelected(s, QStringLiteral("zeros"));
   done(QStringLiteral("rename zeros"));
   // f_larger with scale 10, typed into the palette's form.
-  clickTreeItem(s->palettePanel()->tree(), QStringLiteral("f_larger"));
-  auto* scale = findVisible<QLineEdit>(s->palettePanel(), QStringLiteral("param_scale"));
-  ASSERT_NE(scale, nullptr);
-  click(scale);
-  QTest::keyClick(scale, Qt::Key_A, Qt::ControlModifier);
-  type(scale, QStringLiteral("10"));
-  click(button(s->palettePanel(), QStringLiteral("Add")));
-  ASSERT_EQ(editor(s)->selectedItems().size(), 1);
-  const GroupId larger = editor(s)->selectedItems().front().id;
-  ASSERT_EQ(editor(s)->selectedItems().front().kind, ItemRef::Kind::Group);
+  const GroupId larger = addSugarFromPalette(s, QStringLiteral("f_larger"), QStringLiteral("scale"),
+                                             QStringLiteral("10"));
+  ASSERT_NE(larger, kNoGroup);
   done(QStringLiteral("add f_larger"));
   checkpoint(*s, QStringLiteral("more_ones_1_nodes_added"));
 
