@@ -307,7 +307,6 @@ void LivePanel::schedule(bool forced) {
   pending_ = false;
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   running_ = true;
-  runningStamp_ = wanted_;
   const uint64_t stamp = wanted_;
   const uint64_t revision = doc_->revision();
   status_->setText(tr("Compiling…"));

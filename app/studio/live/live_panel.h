@@ -119,7 +119,6 @@ class LivePanel : public QWidget {
   bool running_ = false;
   bool pending_ = false;  // an edit came while running: start again when it ends
   uint64_t wanted_ = 1;   // bumped by every change the result depends on
-  uint64_t runningStamp_ = 0;
   uint64_t forcedStamp_ = 0;  // Compile now was pressed for this state
   uint64_t shownStamp_ = 0;
   bool promptTyped_ = false;  // the person typed the prompt: openings keep it
