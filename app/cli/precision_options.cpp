@@ -3,46 +3,12 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/target_options.h"
-#include "core/io/json_util.h"
+#include "core/io/declared_domain.h"
 #include "core/precision/certificate.h"
 #include "core/util/error.h"
 #include "core/util/quote_input.h"
 
 namespace lsrl::cli {
-
-namespace {
-
-// The program's declared domain, if its metadata has a complete one.
-struct Declared {
-  std::optional<std::string> box;
-  std::optional<std::string> grid;
-  std::optional<int> horizon;
-};
-
-Declared declared(const nlohmann::json& metadata) {
-  Declared d;
-  if (!metadata.is_object() || !metadata.contains("domain") || !metadata["domain"].is_object())
-    return d;
-  const nlohmann::json& j = metadata["domain"];
-  const auto text = [](const nlohmann::json& v) -> std::optional<std::string> {
-    if (v.is_string()) return v.get<std::string>();
-    long long i = 0;  // an unsigned 2^63 is no long long: left undeclared, not negated
-    if (io::jsonInteger(v, i)) return std::to_string(i);
-    return std::nullopt;
-  };
-  if (j.contains("box") && j["box"].is_array() && j["box"].size() == 2) {
-    const auto lo = text(j["box"][0]);
-    const auto hi = text(j["box"][1]);
-    if (lo && hi) d.box = *lo + "," + *hi;
-  }
-  if (j.contains("grid")) d.grid = text(j["grid"]);
-  long long h = 0;
-  if (j.contains("horizon") && io::jsonInteger(j["horizon"], h) && h >= 1 && h <= 1'000'000'000)
-    d.horizon = static_cast<int>(h);
-  return d;
-}
-
-}  // namespace
 
 std::vector<OptionSpec> precisionOptionSpecs() {
   return {{"precision", "exact|float64|fp32",
@@ -55,11 +21,13 @@ std::vector<OptionSpec> precisionOptionSpecs() {
 }
 
 PrecisionRequest precisionRequest(const Args& args, const nlohmann::json& programMetadata) {
-  const Declared d = declared(programMetadata);
+  const DeclaredDomain d = declaredDomain(programMetadata);
+  const std::optional<std::string> declaredBox =
+      d.lo && d.hi ? std::optional<std::string>(*d.lo + "," + *d.hi) : std::nullopt;
   PrecisionRequest r;
   if (args.has("precision")) {
     r.precision = parsePrecision(args.get("precision"));
-  } else if (d.box && d.horizon) {
+  } else if (d.complete()) {
     r.precision = Precision::Float64;
     r.byDefault = true;
   }
@@ -67,7 +35,7 @@ PrecisionRequest precisionRequest(const Args& args, const nlohmann::json& progra
     if (args.has("input-grid")) throw Error("--input-grid needs --precision float64 or fp32");
     return r;
   }
-  const std::optional<std::string> box = args.has("box") ? args.get("box") : d.box;
+  const std::optional<std::string> box = args.has("box") ? args.get("box") : declaredBox;
   std::optional<int> horizon = d.horizon;
   if (args.has("horizon"))
     horizon = parseIntValue(args.get("horizon"), "--horizon", 1, 1'000'000'000);

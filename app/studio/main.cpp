@@ -72,7 +72,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "lsrl-studio: %s\n", qPrintable(window.lastError()));
       return 1;
     }
-    if (!options->bench.isEmpty()) return runLiveBench(window);
+    if (!options->bench.isEmpty())
+      return runLiveBench(window, options->benchFit == QLatin1String("declared"));
     QString view = options->view.isEmpty() ? QStringLiteral("graph") : options->view;
     if (!options->model.isEmpty()) {
       const QString modelError = window.runModel(options->model, options->task);

@@ -11,8 +11,10 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QStandardItemModel>
 #include <QTableWidget>
 #include <atomic>
+#include <nlohmann/json.hpp>
 
 #include "app/studio/common/paper_prompt.h"
 #include "app/studio/document/document.h"
@@ -61,6 +63,39 @@ TEST(LiveCompile, Tok2tokAnswersTheDictionaryValueInProgramAndBothNetworks) {
   // The history is kept for the Debranching tab, and is replayable.
   ASSERT_TRUE(r.compile);
   EXPECT_NE(r.compile->history, nullptr);
+}
+
+TEST(LiveCompile, TheFilesDeclaredDomainIsFittedToWhenAskedAndThePromptLiesInIt) {
+  LiveRequest request = requestFor(example("more_ones.json"));
+  request.keepHistory = false;
+  request.declared.lo = "0";
+  request.declared.hi = "1";
+  request.declared.grid = "1";
+  request.declared.horizon = 100;
+  LiveResult r = runLiveCompile(request);
+  EXPECT_EQ(r.fittedDomain, "prompt") << "the prompt's domain unless the declared is asked for";
+  request.fitToDeclared = true;
+  r = runLiveCompile(request);
+  ASSERT_TRUE(r.ok() && r.float64) << r.programError << r.networkError;
+  EXPECT_EQ(r.fittedDomain, "declared");
+  EXPECT_EQ(r.fittedTo, "inputs in [0, 1] (whole numbers), t ≤ 100");
+  EXPECT_TRUE(r.notDeclared.empty());
+
+  // A prompt longer than the declared horizon: the prompt's own domain, and why.
+  request.declared.horizon = 4;
+  r = runLiveCompile(request);
+  EXPECT_EQ(r.fittedDomain, "prompt");
+  EXPECT_EQ(r.fittedTo, "inputs in [0, 1] (whole numbers), t ≤ 8");
+  EXPECT_EQ(r.notDeclared,
+            "the prompt's 8 tokens pass the declared inputs in [0, 1] (whole numbers), t ≤ 4");
+  // A value off the declared grid.
+  request.declared.horizon = 100;
+  request.declared.grid = "2";
+  r = runLiveCompile(request);
+  EXPECT_EQ(r.fittedDomain, "prompt");
+  EXPECT_NE(r.notDeclared.find("token 0 (1) leaves the declared"), std::string::npos)
+      << r.notDeclared;
+  EXPECT_TRUE(r.differingTokens().empty());
 }
 
 TEST(LiveCompile, AnExactProgramColumnShowsExactValuesAndATargetColumnItsOwn) {
@@ -217,6 +252,29 @@ TEST(LivePanel, ABigProgramWaitsForCompileNowAndSaysWhy) {
   ASSERT_TRUE(panel.waitUntilCurrent());
   EXPECT_TRUE(panel.statusLabel()->text().contains(QStringLiteral("Press Compile now")));
   EXPECT_FALSE(panel.table()->isEnabled()) << "the last good result, greyed out";
+}
+
+TEST(LivePanel, TheFilesDomainIsOfferedOnlyWhenTheFileDeclaresOne) {
+  Document doc;
+  LivePanel panel(&doc);
+  panel.show();
+  auto* model = qobject_cast<QStandardItemModel*>(panel.domainBox()->model());
+  ASSERT_NE(model, nullptr);
+  doc.openFile(test::examplePath("more_ones.json"));  // declares no domain
+  ASSERT_TRUE(panel.waitUntilCurrent());
+  EXPECT_FALSE(model->item(1)->isEnabled());
+  EXPECT_TRUE(panel.statusLabel()->text().contains(QStringLiteral("the prompt's domain")));
+
+  nlohmann::json meta = {{"domain", {{"box", {"0", "1"}}, {"grid", "1"}, {"horizon", 50}}}};
+  doc.setGraph(loadGraphFile(test::examplePath("more_ones.json").toStdString()), meta,
+               QStringLiteral("more_ones with a domain"));
+  ASSERT_TRUE(panel.waitUntilCurrent());
+  EXPECT_TRUE(model->item(1)->isEnabled());
+  panel.domainBox()->setCurrentIndex(1);
+  ASSERT_TRUE(panel.waitUntilCurrent());
+  EXPECT_TRUE(panel.statusLabel()->text().contains(
+      QStringLiteral("the declared domain, inputs in [0, 1] (whole numbers), t ≤ 50")))
+      << panel.statusLabel()->text().toStdString();
 }
 
 TEST(LivePanel, APromptTypedWrongSaysWhereAndTheExactModeAndATargetAddTheirColumns) {

@@ -9,6 +9,7 @@
 #include <QSignalSpy>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
+#include <nlohmann/json.hpp>
 
 #include "app/studio/document/document.h"
 #include "app/studio/editor/graph_view.h"
@@ -253,6 +254,24 @@ TEST(StartupOptions, ParsesAndExplainsErrors) {
   EXPECT_FALSE(parseStartupOptions({"lsrl-studio", "a.json", "b.json"}, &error));
 }
 
+TEST(StartupOptions, TheLiveBenchNeedsAFileAndTakesAFitDomain) {
+  QString error;
+  auto o = parseStartupOptions({"lsrl-studio", "--bench", "live", "t.json", "--fit", "declared"},
+                               &error);
+  ASSERT_TRUE(o.has_value()) << error.toStdString();
+  EXPECT_EQ(o->bench, QStringLiteral("live"));
+  EXPECT_EQ(o->benchFit, QStringLiteral("declared"));
+  EXPECT_FALSE(parseStartupOptions({"lsrl-studio", "--bench", "live"}, &error));
+  EXPECT_EQ(error, QStringLiteral("--bench live needs a FILE (or --example NAME) to edit"));
+  EXPECT_FALSE(parseStartupOptions({"lsrl-studio", "--bench", "fast", "t.json"}, &error));
+  EXPECT_FALSE(parseStartupOptions({"lsrl-studio", "t.json", "--fit", "declared"}, &error));
+  EXPECT_EQ(error, QStringLiteral("--fit goes with --bench live"));
+  EXPECT_FALSE(
+      parseStartupOptions({"lsrl-studio", "--bench", "live", "t.json", "--fit", "x"}, &error));
+  EXPECT_FALSE(parseStartupOptions(
+      {"lsrl-studio", "--bench", "live", "t.json", "--screenshot", "o.png"}, &error));
+}
+
 // A screenshot of the whole tok2tok graph: the window's size, not blank (many distinct
 // colours: node fills by op, groups, edges).
 void expectTok2tokScreenshot(const QString& path) {
@@ -274,6 +293,30 @@ TEST(ScreenshotCommand, RendersTheTok2tokExample) {
                       QStringLiteral("offscreen"), &errors);
   EXPECT_EQ(code, 0) << errors.toStdString();
   expectTok2tokScreenshot(out);
+}
+
+// The Live panel's benchmark runs offscreen by itself and prints its one JSON line (its
+// figures are not checked here: docs/explorer.md has them).
+TEST(LiveBenchCommand, PrintsOneJsonLineOfFiftyEdits) {
+  QTemporaryDir recovery;
+  QProcess p;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.remove(QStringLiteral("QT_QPA_PLATFORM"));  // --bench chooses offscreen itself
+  env.insert(QStringLiteral("LSRL_STUDIO_RECOVERY_DIR"), recovery.path());
+  p.setProcessEnvironment(env);
+  p.start(QStringLiteral(LSRL_STUDIO_BINARY),
+          {QStringLiteral("--bench"), QStringLiteral("live"), examplePath("more_ones.json")});
+  ASSERT_TRUE(p.waitForFinished(120000));
+  ASSERT_EQ(p.exitCode(), 0) << p.readAllStandardError().toStdString();
+  const auto line = nlohmann::json::parse(p.readAllStandardOutput().toStdString());
+  EXPECT_EQ(line["bench"], "live");
+  EXPECT_EQ(line["fit"], "prompt");
+  EXPECT_EQ(line["edits"], 50);
+  EXPECT_EQ(line["nodes"], 13);
+  EXPECT_GT(line["median_ms"].get<double>(), 0);
+  EXPECT_GE(line["worst_ms"].get<double>(), line["median_ms"].get<double>());
+  EXPECT_GT(line["max_event_gap_ms"].get<double>(), 0);
+  EXPECT_TRUE(line["stage_median_ms"].contains("float64_compile"));
 }
 
 // The same on a real X server (Xvfb), as anything with OpenGL will need.

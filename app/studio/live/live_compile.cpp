@@ -113,6 +113,44 @@ LiveNetwork buildNetwork(const LiveRequest& request, const InputDomain& domain, 
   return net;
 }
 
+// The file's declared domain, when it parses and holds every prompt token (else nullopt,
+// with the reason in *why).
+std::optional<InputDomain> declaredHolding(const LiveRequest& r, std::string* why) {
+  const DeclaredDomain& d = r.declared;
+  if (!d.complete()) return std::nullopt;
+  InputDomain domain;
+  try {
+    domain.lo = Exact::parse(*d.lo);
+    domain.hi = Exact::parse(*d.hi);
+    if (d.grid) {
+      const Exact step = Exact::parse(*d.grid);
+      if (step.sign() > 0 && step.isRational() && domain.lo.isRational())
+        domain.grid = step.toRational();
+    }
+  } catch (const Error& e) {
+    *why = std::string("the declared domain does not parse: ") + e.what();
+    return std::nullopt;
+  }
+  domain.horizon = *d.horizon;
+  if (static_cast<long long>(r.prompt.size()) > domain.horizon) {
+    *why = "the prompt's " + std::to_string(r.prompt.size()) + " tokens pass the declared " +
+           domain.describe();
+    return std::nullopt;
+  }
+  for (size_t t = 0; t < r.prompt.size(); ++t) {
+    for (const Exact& v : r.prompt[t]) {
+      const bool onGrid =
+          !domain.grid || (v.isRational() && ((v - domain.lo) / Exact(*domain.grid)).isInteger());
+      if (v < domain.lo || domain.hi < v || !onGrid) {
+        *why = "token " + std::to_string(t) + " (" + v.toString() + ") leaves the declared " +
+               domain.describe();
+        return std::nullopt;
+      }
+    }
+  }
+  return domain;
+}
+
 std::string formatOne(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", x);
@@ -199,7 +237,12 @@ LiveResult runLiveCompile(const LiveRequest& request, const std::atomic<bool>* c
   }
 
   try {
-    const InputDomain domain = domainOf({request.prompt});
+    // The file's declared domain (what lsrl compile fits to) when asked for and the prompt
+    // is in it.
+    std::optional<InputDomain> declared;
+    if (request.fitToDeclared) declared = declaredHolding(request, &out.notDeclared);
+    const InputDomain domain = declared ? *declared : domainOf({request.prompt});
+    out.fittedDomain = declared ? "declared" : "prompt";
     out.fittedTo = domain.describe();
     // The fp32 network on a second thread while this one makes the float64 one: the two
     // are independent and each is about half of the time.

@@ -1,7 +1,8 @@
 // What the Live panel computes after every edit, Qt-free so that it runs on a worker
 // thread: the program's outputs on the prompt (float64 or exact), then the compiled
 // network's, the way `lsrl compile --precision` makes it: the program's big constants
-// fitted to the prompt's domain (docs/precision.md), compiled with the float64 backend,
+// fitted to the prompt's domain (or, when asked, to the domain the file declares, as
+// `lsrl compile` does by default; docs/precision.md), compiled with the float64 backend,
 // once fitted for float64 and once for fp32, each run in its arithmetic, with the margin
 // certificate's verdict. A target architecture, when one is picked, is built from the
 // float64 network and run in float64. The float64 compile keeps its replayable history,
@@ -21,6 +22,7 @@
 #include "core/compiler/compiler.h"
 #include "core/executor/executor.h"
 #include "core/graph/graph.h"
+#include "core/io/declared_domain.h"
 #include "core/targets/targets.h"
 
 namespace lsrl::studio {
@@ -30,7 +32,11 @@ struct LiveRequest {
   ExactSequence prompt;
   bool exactProgram = false;     // the program column in exact arithmetic
   std::optional<Target> target;  // a target column as well
-  bool keepHistory = true;       // the float64 compile's replayable history
+  DeclaredDomain declared;       // the program file's (core/io/declared_domain.h)
+  // Fit to `declared` when the prompt lies in it (slower: its horizon is long), instead of
+  // the prompt's own domain.
+  bool fitToDeclared = false;
+  bool keepHistory = true;  // the float64 compile's replayable history
   // The threads the job starts run in the background (core/util/thread_priority.h); the
   // caller's own thread is the caller's to set.
   bool background = false;
@@ -68,7 +74,11 @@ struct LiveResult {
   std::optional<LiveNetwork> fp32;
   std::optional<Target> target;
   std::vector<std::vector<double>> targetOutputs;
-  std::string fittedTo;       // InputDomain::describe() of the prompt
+  std::string fittedTo;  // InputDomain::describe() of the domain the constants fit
+  // Whose domain that is: "declared" (the file's), or "prompt"; when the declared one was
+  // asked for but the prompt leaves it (or it does not parse), `notDeclared` says why.
+  std::string fittedDomain;
+  std::string notDeclared;
   double programSeconds = 0;  // the program's run
   // The float64 compile (history kept when asked for), for the Debranching tab.
   std::shared_ptr<const CompileResult> compile;

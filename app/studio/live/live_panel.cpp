@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QStandardItemModel>
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -109,11 +110,22 @@ LivePanel::LivePanel(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc
   compileNow_->setToolTip(tr("Compile the program and run the prompt now"));
   toStepper_ = new QPushButton(tr("Run in Token stepper"), this);
   toStepper_->setToolTip(tr("Give the Token stepper this prompt and run it there"));
+  domain_ = new QComboBox(this);
+  domain_->setObjectName(QStringLiteral("live_domain"));
+  domain_->addItem(tr("fit to the prompt"));
+  domain_->addItem(tr("fit to the file's domain"));
+  domain_->setToolTip(
+      tr("The domain the network's constants are fitted to: the prompt's (quick), or the one "
+         "the file declares, as lsrl compile fits to by default (slower: a long horizon)"));
   auto* choices = new QHBoxLayout;
   choices->addWidget(mode_);
   choices->addWidget(target_);
   choices->addStretch(1);
   layout->addLayout(choices);
+  auto* domainRow = new QHBoxLayout;
+  domainRow->addWidget(domain_);
+  domainRow->addStretch(1);
+  layout->addLayout(domainRow);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(compileNow_);
   buttons->addWidget(toStepper_);
@@ -153,6 +165,7 @@ LivePanel::LivePanel(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc
   connect(prompt_, &QLineEdit::textEdited, this, &LivePanel::onPromptEdited);
   connect(mode_, &QComboBox::currentIndexChanged, this, &LivePanel::invalidate);
   connect(target_, &QComboBox::currentIndexChanged, this, &LivePanel::invalidate);
+  connect(domain_, &QComboBox::currentIndexChanged, this, &LivePanel::invalidate);
   connect(compileNow_, &QPushButton::clicked, this, &LivePanel::compileNow);
   connect(toStepper_, &QPushButton::clicked, this, [this] {
     try {
@@ -237,7 +250,19 @@ void LivePanel::onDocumentReplaced() {
     setFirstPrompt();
   }
   promptSource_ = source;
+  updateDomainChoice();
   invalidate();
+}
+
+void LivePanel::updateDomainChoice() {
+  // "The file's domain" only for a file that declares one.
+  const bool declares = declaredDomain(doc_->metadata()).complete();
+  if (!declares) {
+    const QSignalBlocker quiet(domain_);
+    domain_->setCurrentIndex(0);
+  }
+  if (auto* model = qobject_cast<QStandardItemModel*>(domain_->model()))
+    model->item(1)->setEnabled(declares);
 }
 
 void LivePanel::onPromptEdited() {
@@ -300,6 +325,8 @@ void LivePanel::schedule(bool forced) {
     return;
   }
   request.program = doc_->graph();
+  request.declared = declaredDomain(doc_->metadata());
+  request.fitToDeclared = domain_->currentIndex() == 1;
   request.exactProgram = mode_->currentIndex() == 1;
   request.background = true;
   const int target = target_->currentData().toInt();
@@ -381,8 +408,13 @@ void LivePanel::apply(std::shared_ptr<const LiveResult> result) {
   certificate_->setEnabled(true);
   showRows(r);
   QString status = tr("Updated in %1 ms").arg(qRound(r.seconds * 1000));
-  if (!r.fittedTo.empty())
-    status += tr(" · constants fitted to %1").arg(QString::fromStdString(r.fittedTo));
+  if (!r.fittedTo.empty()) {
+    status += (r.fittedDomain == "declared" ? tr(" · constants fitted to the declared domain, %1")
+                                            : tr(" · constants fitted to the prompt's domain, %1"))
+                  .arg(QString::fromStdString(r.fittedTo));
+    if (!r.notDeclared.empty())
+      status += QStringLiteral(" (%1)").arg(QString::fromStdString(r.notDeclared));
+  }
   if (!r.networkError.empty())
     status += tr("\nThe network: %1").arg(QString::fromStdString(r.networkError));
   if (!r.targetError.empty())

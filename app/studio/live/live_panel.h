@@ -46,6 +46,7 @@ class LivePanel : public QWidget {
   QLineEdit* promptField() const { return prompt_; }
   QComboBox* programModeBox() const { return mode_; }
   QComboBox* targetBox() const { return target_; }
+  QComboBox* domainBox() const { return domain_; }
   QPushButton* compileNowButton() const { return compileNow_; }
   QPushButton* stepperButton() const { return toStepper_; }
   // The prompt's tokens (throws lsrl::Error naming what does not parse).
@@ -98,6 +99,7 @@ class LivePanel : public QWidget {
   void showRows(const LiveResult& r);
   void showStale(const QString& why);
   void setFirstPrompt();
+  void updateDomainChoice();
   bool tooBig() const;
 
   Document* doc_;
@@ -105,6 +107,7 @@ class LivePanel : public QWidget {
   QLabel* promptNote_;
   QComboBox* mode_;
   QComboBox* target_;
+  QComboBox* domain_;
   QPushButton* compileNow_;
   QPushButton* toStepper_;
   QLabel* status_;
@@ -117,8 +120,8 @@ class LivePanel : public QWidget {
   QFutureWatcher<std::shared_ptr<Outcome>> watcher_;
   std::shared_ptr<std::atomic<bool>> cancel_;
   bool running_ = false;
-  bool pending_ = false;  // an edit came while running: start again when it ends
-  uint64_t wanted_ = 1;   // bumped by every change the result depends on
+  bool pending_ = false;      // an edit came while running: start again when it ends
+  uint64_t wanted_ = 1;       // bumped by every change the result depends on
   uint64_t forcedStamp_ = 0;  // Compile now was pressed for this state
   uint64_t shownStamp_ = 0;
   bool promptTyped_ = false;  // the person typed the prompt: openings keep it

@@ -1,6 +1,7 @@
 #include "app/studio/window/live_bench.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QTimer>
@@ -13,6 +14,7 @@
 
 #include "app/studio/live/live_panel.h"
 #include "app/studio/window/main_window.h"
+#include "core/io/declared_domain.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {
@@ -59,11 +61,19 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-int runLiveBench(MainWindow& window, int edits) {
+int runLiveBench(MainWindow& window, bool fitToDeclared, int edits) {
   LivePanel* live = window.livePanel();
   Document* doc = window.document();
   window.resize(1600, 1000);
   window.show();
+  if (fitToDeclared) {
+    if (!declaredDomain(doc->metadata()).complete()) {
+      std::fprintf(stderr, "lsrl-studio: --fit declared: %s declares no input domain\n",
+                   qPrintable(doc->displayName()));
+      return 1;
+    }
+    live->domainBox()->setCurrentIndex(1);
+  }
   if (!live->waitUntilCurrent(kTimeoutMs) || live->result() == nullptr || !live->result()->ok()) {
     std::fprintf(stderr, "lsrl-studio: --bench live: the Live panel did not answer: %s\n",
                  qPrintable(live->statusLabel()->text()));
@@ -115,6 +125,7 @@ int runLiveBench(MainWindow& window, int edits) {
   line["bench"] = "live";
   line["file"] = doc->displayName().toStdString();
   line["nodes"] = doc->graph().liveNodeCount();
+  line["fit"] = fitToDeclared ? "declared" : "prompt";
   line["edits"] = edits;
   line["median_ms"] = median(latencies);
   line["worst_ms"] = *std::max_element(latencies.begin(), latencies.end());

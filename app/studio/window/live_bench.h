@@ -12,7 +12,8 @@ namespace lsrl::studio {
 
 class MainWindow;
 
-// Returns the process's exit code; the line goes to stdout, errors to stderr.
-int runLiveBench(MainWindow& window, int edits = 50);
+// Returns the process's exit code; the line goes to stdout, errors to stderr. With
+// `fitToDeclared` the panel fits the constants to the file's declared domain.
+int runLiveBench(MainWindow& window, bool fitToDeclared = false, int edits = 50);
 
 }  // namespace lsrl::studio

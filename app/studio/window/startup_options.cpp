@@ -25,7 +25,7 @@ QString startupUsage() {
       "                   [--model mingru|minlstm|gateloop|lattice|looped [--task T]]\n"
       "                   [--size WxH]\n"
       "                   [--no-recovery]\n"
-      "       lsrl-studio --bench live FILE\n"
+      "       lsrl-studio --bench live FILE [--fit prompt|declared]\n"
       "  FILE              an LSRL graph (.json) to open\n"
       "  --example NAME    open an example instead (\"tok2tok_L3_direct.json\" or its menu title)\n"
       "  --screenshot OUT  render the window (default 1600x1000) to OUT.png and exit\n"
@@ -38,7 +38,9 @@ QString startupUsage() {
       "  --size WxH        window size for --screenshot\n"
       "  --no-recovery     do not offer work left by a crashed session\n"
       "  --bench live      offscreen: make 50 edits of FILE's program and time the Live\n"
-      "                    panel's answers; prints one JSON line (docs/explorer.md)\n");
+      "                    panel's answers; prints one JSON line (docs/explorer.md)\n"
+      "  --fit D           --bench live: the constants fitted to the prompt's domain (default)\n"
+      "                    or to the file's declared one\n");
 }
 
 std::optional<StartupOptions> parseStartupOptions(const QStringList& arguments, QString* error) {
@@ -87,6 +89,10 @@ std::optional<StartupOptions> parseStartupOptions(const QStringList& arguments, 
     } else if (a == QLatin1String("--bench")) {
       if (!value(&o.bench) || o.bench != QLatin1String("live"))
         return fail(QStringLiteral("--bench needs a benchmark name (live), got '%1'").arg(o.bench));
+    } else if (a == QLatin1String("--fit")) {
+      if (!value(&o.benchFit) ||
+          (o.benchFit != QLatin1String("prompt") && o.benchFit != QLatin1String("declared")))
+        return fail(QStringLiteral("--fit needs prompt or declared, got '%1'").arg(o.benchFit));
     } else if (a == QLatin1String("--no-recovery")) {
       o.recovery = false;
     } else if (a.startsWith(QLatin1String("--"))) {
@@ -101,6 +107,8 @@ std::optional<StartupOptions> parseStartupOptions(const QStringList& arguments, 
     return fail(QStringLiteral("give a FILE or --example, not both"));
   if (!o.bench.isEmpty() && o.file.isEmpty() && o.example.isEmpty())
     return fail(QStringLiteral("--bench %1 needs a FILE (or --example NAME) to edit").arg(o.bench));
+  if (!o.benchFit.isEmpty() && o.bench.isEmpty())
+    return fail(QStringLiteral("--fit goes with --bench live"));
   if (!o.bench.isEmpty() && !o.screenshot.isEmpty())
     return fail(QStringLiteral("give --bench or --screenshot, not both"));
   if (!o.task.isEmpty() && o.model.isEmpty())

@@ -4,7 +4,7 @@
 //                       lattice|gateloop|gates|looped]
 //               [--model mingru|minlstm|gateloop|lattice|looped [--task T]]
 //               [--step N] [--size WxH] [--example NAME] [--no-recovery]
-//   lsrl-studio --bench live FILE
+//   lsrl-studio --bench live FILE [--fit prompt|declared]
 #pragma once
 
 #include <QSize>
@@ -22,6 +22,7 @@ struct StartupOptions {
   QString model;       // a seed model to run in the Models tab ("lattice")
   QString task;        // its synthetic task (default: the model's first)
   QString bench;       // "live": time the Live panel over edits of the file (offscreen)
+  QString benchFit;    // --bench live: "prompt" (default) or "declared" domain
   int step = -1;
   QSize size{1600, 1000};
   bool recovery = true;
