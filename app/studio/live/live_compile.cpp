@@ -1,9 +1,9 @@
 #include "app/studio/live/live_compile.h"
 
 #include <chrono>
-#include <cstdio>
 #include <future>
 
+#include "app/studio/common/value_text.h"
 #include "core/float_batch/cpu_runner.h"
 #include "core/float_batch/layer_program.h"
 #include "core/graph/checks.h"
@@ -58,14 +58,12 @@ void runProgram(const LiveRequest& request, LiveResult& out, const std::atomic<b
       std::vector<double> d;
       for (const Exact& x : row) d.push_back(x.toDouble());
       out.programOutputs.push_back(std::move(d));
-      std::string text = "[";
-      for (size_t i = 0; i < row.size(); ++i) text += (i ? ", " : "") + row[i].toString();
-      out.programTexts.push_back(text + "]");
+      out.programTexts.push_back(formatExact(row));
     }
   } else {
     plan.exact = false;
     out.programOutputs = runFromReset<double>(g, floatTokens(request.prompt), plan, cancel);
-    for (const auto& row : out.programOutputs) out.programTexts.push_back(liveRowText(row));
+    for (const auto& row : out.programOutputs) out.programTexts.push_back(formatDouble(row));
   }
 }
 
@@ -151,12 +149,6 @@ std::optional<InputDomain> declaredHolding(const LiveRequest& r, std::string* wh
   return domain;
 }
 
-std::string formatOne(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", x);
-  return buf;
-}
-
 const std::vector<std::vector<double>>* networkRows(const LiveResult& r, LiveColumn column) {
   switch (column) {
     case LiveColumn::Program:
@@ -173,12 +165,6 @@ const std::vector<std::vector<double>>* networkRows(const LiveResult& r, LiveCol
 
 }  // namespace
 
-std::string liveRowText(const std::vector<double>& row) {
-  std::string s = "[";
-  for (size_t i = 0; i < row.size(); ++i) s += (i ? ", " : "") + formatOne(row[i]);
-  return s + "]";
-}
-
 std::string LiveResult::text(LiveColumn column, int t) const {
   if (t < 0) return {};
   if (column == LiveColumn::Program)
@@ -186,7 +172,7 @@ std::string LiveResult::text(LiveColumn column, int t) const {
                                                         : std::string();
   const auto* rows = networkRows(*this, column);
   if (rows == nullptr || static_cast<size_t>(t) >= rows->size()) return {};
-  return liveRowText((*rows)[static_cast<size_t>(t)]);
+  return formatDouble((*rows)[static_cast<size_t>(t)]);
 }
 
 bool LiveResult::differs(LiveColumn column, int t) const {
@@ -194,8 +180,8 @@ bool LiveResult::differs(LiveColumn column, int t) const {
     return false;
   const auto* rows = networkRows(*this, column);
   if (rows == nullptr || static_cast<size_t>(t) >= rows->size()) return false;
-  return liveRowText((*rows)[static_cast<size_t>(t)]) !=
-         liveRowText(programOutputs[static_cast<size_t>(t)]);
+  return formatDouble((*rows)[static_cast<size_t>(t)]) !=
+         formatDouble(programOutputs[static_cast<size_t>(t)]);
 }
 
 std::vector<int> LiveResult::differingTokens() const {
@@ -236,12 +222,13 @@ LiveResult runLiveCompile(const LiveRequest& request, const std::atomic<bool>* c
     return out;
   }
 
+  const InputDomain promptDomain = domainOf({request.prompt});
   try {
     // The file's declared domain (what lsrl compile fits to) when asked for and the prompt
     // is in it.
     std::optional<InputDomain> declared;
     if (request.fitToDeclared) declared = declaredHolding(request, &out.notDeclared);
-    const InputDomain domain = declared ? *declared : domainOf({request.prompt});
+    const InputDomain domain = declared ? *declared : promptDomain;
     out.fittedDomain = declared ? "declared" : "prompt";
     out.fittedTo = domain.describe();
     // The fp32 network on a second thread while this one makes the float64 one: the two
@@ -279,9 +266,9 @@ LiveResult runLiveCompile(const LiveRequest& request, const std::atomic<bool>* c
     try {
       TargetOptions options;
       options.shift.horizon = std::max(1, static_cast<int>(request.prompt.size()));
-      const InputDomain domain = domainOf({request.prompt});
-      options.shift.inputLo = domain.lo;
-      options.shift.inputHi = domain.hi == domain.lo ? domain.lo + Exact(1) : domain.hi;
+      options.shift.inputLo = promptDomain.lo;
+      options.shift.inputHi =
+          promptDomain.hi == promptDomain.lo ? promptDomain.lo + Exact(1) : promptDomain.hi;
       const TargetModel model = buildTarget(out.compile->path, *request.target, options);
       checkCancel(cancel);
       out.targetOutputs = model.runFloat(floatTokens(request.prompt));

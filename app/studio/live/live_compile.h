@@ -8,9 +8,9 @@
 // float64 network and run in float64. The float64 compile keeps its replayable history,
 // so that the Debranching tab can play it without compiling again.
 //
-//   LiveRequest r{program, prompt};
-//   LiveResult out = runLiveCompile(r, &cancel);   // throws lsrl::Cancelled when cancelled
-//   out.rows[t].program, out.rows[t].float64, ...  // texts; out.rows[t].differs(...)
+//   LiveRequest r;  r.program = program;  r.prompt = tokens;
+//   LiveResult out = runLiveCompile(r, &cancel);  // throws lsrl::Cancelled when cancelled
+//   out.text(LiveColumn::Fp32, t);                // "[9]"; out.differs(LiveColumn::Fp32, t)
 #pragma once
 
 #include <atomic>
@@ -89,7 +89,7 @@ struct LiveResult {
   // The text shown in a column at token t ("" where that column has no value).
   std::string text(LiveColumn column, int t) const;
   // Whether a network column shows another value than the program at token t: they are
-  // compared as shown (6 significant digits), which is what a person reads.
+  // compared as shown (formatDouble, 6 significant digits), which is what a person reads.
   bool differs(LiveColumn column, int t) const;
   // Tokens where any network column differs from the program.
   std::vector<int> differingTokens() const;
@@ -101,8 +101,5 @@ LiveResult runLiveCompile(const LiveRequest& request, const std::atomic<bool>* c
 
 // "+3 state dims, −2 layers, +40 non-zeros", or "same size" (before: the last good compile).
 std::string sizeChange(const GraphSize& before, const GraphSize& after);
-
-// One output row as the panel shows it: "[1, 0.5]" with 6 significant digits.
-std::string liveRowText(const std::vector<double>& row);
 
 }  // namespace lsrl::studio

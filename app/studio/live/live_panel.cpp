@@ -339,6 +339,7 @@ void LivePanel::schedule(bool forced) {
   status_->setText(tr("Compiling…"));
   watcher_.setFuture(QtConcurrent::run(
       &pool_, [request = std::move(request), cancel = cancel_, stamp, revision]() {
+        const ExactThreadScope releaseCaches;
         // The event loop keeps the CPU it needs: on two cores the job's two threads would
         // otherwise hold it off for 50 ms and more (docs/explorer.md, "Live panel").
         runThisThreadInBackground();

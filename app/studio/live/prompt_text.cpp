@@ -33,16 +33,17 @@ std::vector<std::string> words(const std::string& text) {
 
 bool blank(const std::string& s) { return words(s).empty(); }
 
+std::string trimmed(const std::string& s) {
+  const size_t first = s.find_first_not_of(" \t");
+  if (first == std::string::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
 // A token's values: separated by commas when it has any, else by spaces.
 std::vector<std::string> values(const std::string& token) {
   if (token.find(',') == std::string::npos) return words(token);
   std::vector<std::string> out;
-  for (const std::string& v : split(token, ',')) {
-    const std::vector<std::string> w = words(v);
-    out.push_back(w.empty() ? std::string() : v.substr(v.find_first_not_of(" \t")));
-    while (!out.back().empty() && (out.back().back() == ' ' || out.back().back() == '\t'))
-      out.back().pop_back();
-  }
+  for (const std::string& v : split(token, ',')) out.push_back(trimmed(v));
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrent>
 #include <cmath>
+#include <utility>
 
 #include "app/layout/full_layout.h"
 #include "app/layout/item_size.h"
@@ -354,9 +355,7 @@ void DebranchView::adoptOffered() {
   backend_->setCurrentIndex(backend_->findData(static_cast<int>(Backend::Float64)));
   const QSignalBlocker blockOptimize(optimize_);
   optimize_->setChecked(true);
-  std::shared_ptr<const CompileResult> given = std::move(offered_);
-  offered_.reset();
-  startCompileOf(std::move(given));
+  startCompileOf(std::exchange(offered_, nullptr));
   status_->setText(tr("Laying out %1…").arg(offeredWhat_));
 }
 

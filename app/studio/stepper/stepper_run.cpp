@@ -80,12 +80,6 @@ std::vector<std::vector<double>> runFp32(const Graph& path,
   return float_batch::runSequencesCpu(layers, {floatTokens(tokens)}).front();
 }
 
-std::string formatOne(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", x);
-  return buf;
-}
-
 }  // namespace
 
 std::string EngineSpec::label() const {
@@ -198,18 +192,6 @@ std::string StepperRun::programValueText(NodeId p, int t) const {
   if (const auto* e = std::get_if<ExactTrace>(&trace))
     return formatExact(gather<Exact>(*this, p, [&](NodeId n) { return e->value(n, t); }));
   return formatDouble(programValue(p, t));
-}
-
-std::string formatExact(const std::vector<Exact>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i].toString();
-  return s + "]";
-}
-
-std::string formatDouble(const std::vector<double>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + formatOne(v[i]);
-  return s + "]";
 }
 
 StepperRun runEngine(const Graph& program, const EngineSpec& spec, const ExactSequence& tokens,

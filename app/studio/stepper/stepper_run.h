@@ -17,6 +17,7 @@
 #include <variant>
 #include <vector>
 
+#include "app/studio/common/value_text.h"  // formatExact, formatDouble
 #include "core/executor/executor.h"
 #include "core/graph/graph.h"
 #include "core/targets/targets.h"
@@ -110,9 +111,5 @@ struct RunProgress {
 // a program that does not validate or compile, a target that refuses the path).
 StepperRun runEngine(const Graph& program, const EngineSpec& spec, const ExactSequence& tokens,
                      const RunProgress& progress = {});
-
-// "[1, 0, 1/3]" / "[0.333333]".
-std::string formatExact(const std::vector<Exact>& v);
-std::string formatDouble(const std::vector<double>& v);
 
 }  // namespace lsrl::studio
