@@ -129,22 +129,9 @@ int cmdCompile(const Argv& argv, std::ostream& out) {
       target.empty() ? TargetOptions{} : parseTargetOptions(*targetFromName(target), targetValues);
 
   const ModelSource source{programName(programPath, programMetadata), graphHash(program)};
-  nlohmann::json precisionRecord;
-  if (precision.fits()) {
-    try {
-      ConstantFit fit = fitConstants(program, *precision.domain, precision.precision);
-      precisionRecord = constantFitJson(fit, *precision.domain, precision.precision);
-      precisionRecord["fitted_hash"] = graphHash(fit.graph);
-      precisionRecord["certificate"] =
-          certificateRecord(fit, *precision.domain, precision.precision);
-      program = std::move(fit.graph);
-    } catch (const Error& e) {
-      // Asked for: an error. By default: the compile goes on with the constants as built.
-      if (!precision.byDefault) throw;
-      std::cerr << "lsrl compile: note: constants kept as built (" << e.what() << ")\n";
-      precision.precision = Precision::Exact;
-    }
-  }
+  std::string keptNote;
+  const nlohmann::json precisionRecord = fitForPrecision(program, precision, &keptNote);
+  if (!keptNote.empty()) std::cerr << "lsrl compile: note: " << keptNote << "\n";
 
   CompileOptions options;
   options.backend = parseBackend(args->get("backend", "exact"));

@@ -13,26 +13,15 @@
 #include <vector>
 
 #include "app/cli/args.h"
-#include "core/precision/fit_constants.h"
+#include "core/targets/precision_request.h"
 
 namespace lsrl::cli {
 
-struct PrecisionRequest {
-  Precision precision = Precision::Exact;
-  std::optional<InputDomain> domain;  // set when the constants are fitted
-  bool byDefault = false;             // no --precision: from the program's declared domain
-  bool fits() const { return precision != Precision::Exact; }
-};
-
 std::vector<OptionSpec> precisionOptionSpecs();  // --precision, --input-grid
 
-// Throws lsrl::Error naming what is missing or malformed.
+// core/targets/precision_request.h's request from the options in `args`. Throws
+// lsrl::Error naming what is missing or malformed.
 PrecisionRequest precisionRequest(const Args& args, const nlohmann::json& programMetadata);
-
-// The margin certificate of a fitted program (core/precision/certificate.h) as its metadata
-// record, from the analysis that proved the fit.
-nlohmann::json certificateRecord(const ConstantFit& fit, const InputDomain& domain,
-                                 Precision precision);
 
 // The metadata "domain" of a program file, as lsrl program writes it.
 nlohmann::json declaredDomainJson(const Exact& lo, const Exact& hi,

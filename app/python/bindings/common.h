@@ -63,5 +63,6 @@ void registerGraph(pyb::module_& m);
 void registerSugar(pyb::module_& m);
 void registerProgram(pyb::module_& m);
 void registerModels(pyb::module_& m);
+void registerWeights(pyb::module_& m);
 
 }  // namespace lsrl::py

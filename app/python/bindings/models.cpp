@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/python/bindings/common.h"
+#include "app/python/bindings/tensor_arrays.h"
 #include "core/io/json_util.h"
 #include "core/io/safetensors.h"
 #include "core/seed_models/scored_tasks.h"
@@ -19,48 +20,11 @@ namespace lsrl::py {
 
 namespace {
 
-nlohmann::json toJson(pyb::handle dict, const std::string& what) {
-  if (dict.is_none()) return nlohmann::json::object();
-  const std::string text = pyb::str(pyb::module_::import("json").attr("dumps")(dict));
-  return io::parseJson(text, what);
-}
-
-pyb::object fromJson(const nlohmann::json& j) {
-  return pyb::module_::import("json").attr("loads")(j.dump());
-}
-
-pyb::array_t<double> arrayOf(const std::vector<int64_t>& shape, const std::vector<double>& data) {
-  std::vector<pyb::ssize_t> dims(shape.begin(), shape.end());
-  pyb::array_t<double> out(dims);
-  std::copy(data.begin(), data.end(), out.mutable_data());
-  return out;
-}
-
-pyb::dict tensorsToDict(const std::vector<Tensor>& tensors) {
-  pyb::dict out;
-  for (const Tensor& t : tensors) out[pyb::str(t.name)] = arrayOf(t.shape, t.data);
-  return out;
-}
-
-std::vector<Tensor> tensorsFromDict(const pyb::dict& weights) {
-  std::vector<Tensor> out;
-  for (const auto& [key, value] : weights) {
-    const auto a = pyb::array_t<double, pyb::array::c_style | pyb::array::forcecast>::ensure(value);
-    const std::string name = pyb::str(key);
-    if (!a) throw Error("weight \"" + name + "\" is not a numeric array");
-    Tensor t{name, std::vector<int64_t>(a.shape(), a.shape() + a.ndim()), Tensor::F64,
-             std::vector<double>(a.data(), a.data() + a.size())};
-    out.push_back(std::move(t));
-  }
-  return out;
-}
-
 std::unique_ptr<seed_models::SeedModel> modelOf(const std::string& kind, pyb::handle config,
                                                 pyb::handle weights) {
   const nlohmann::json cfg = toJson(config, kind + " config");
   if (weights.is_none()) return seed_models::makeSeedModel(kind, cfg);
-  return seed_models::makeSeedModel(kind, cfg,
-                                    tensorsFromDict(pyb::reinterpret_borrow<pyb::dict>(weights)));
+  return seed_models::makeSeedModel(kind, cfg, tensorsFromPython(weights));
 }
 
 seed_models::Sequence rowsOf(

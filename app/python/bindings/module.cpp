@@ -35,4 +35,5 @@ PYBIND11_MODULE(_lsrl, m) {
   lsrl::py::registerSugar(m);
   lsrl::py::registerProgram(m);
   lsrl::py::registerModels(m);
+  lsrl::py::registerWeights(m);
 }

@@ -104,3 +104,6 @@ def load_checkpoint(path, dtype=torch.float64):
     """(twin, metadata) of a weights file of any seed model."""
     kind, config, weights, meta = _lsrl.seed_model_load(str(path))
     return model_from_weights(kind, config, weights, dtype), meta
+
+
+from .compiled import CompiledNetwork, cpp_forward, from_compiled, network_of, save_compiled  # noqa: E402,F401
