@@ -159,7 +159,7 @@ TEST(EngineChooser, OffersFp32AndFittedConstants) {
   auto boxes = chooser.findChildren<QComboBox*>();
   QComboBox* mode = nullptr;
   for (QComboBox* b : boxes)
-    if (b->count() == 5) mode = b;
+    if (b->count() == 6) mode = b;  // program ×2, compiled ×3, weights file
   ASSERT_NE(mode, nullptr);
   QCheckBox* fit = nullptr;
   for (QCheckBox* c : chooser.findChildren<QCheckBox*>())

@@ -41,6 +41,18 @@ QString askSavePath(QWidget* parent, const QString& title, const FileFormat& for
   return withSuffix(dialog.selectedFiles().front(), dialog.defaultSuffix());
 }
 
+QString askOpenPath(QWidget* parent, const QString& title, const QString& filter,
+                    const QString& near) {
+  QFileDialog dialog(parent, title, near.isEmpty() ? QString() : QFileInfo(near).absolutePath(),
+                     filter);
+  dialog.setAcceptMode(QFileDialog::AcceptOpen);
+  dialog.setFileMode(QFileDialog::ExistingFile);
+  if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) return {};
+  return dialog.selectedFiles().front();
+}
+
+QString weightsFileFilter() { return QObject::tr("Weights (*.safetensors *.npz);;All files (*)"); }
+
 QString askFolder(QWidget* parent, const QString& title) {
   return QFileDialog::getExistingDirectory(parent, title);
 }

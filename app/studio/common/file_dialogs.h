@@ -1,7 +1,7 @@
-// Asking where a file goes, and saying where it went. Every save and export of the
-// explorer goes through these, so that a name typed without an extension gets the
-// format's one (before the dialog asks about overwriting, not after), a failure names
-// the file in a message box, and a success says where the file is.
+// Asking where a file goes (or which file to read), and saying where it went. Every save
+// and export of the explorer goes through these, so that a name typed without an
+// extension gets the format's one (before the dialog asks about overwriting, not after),
+// a failure names the file in a message box, and a success says where the file is.
 #pragma once
 
 #include <QString>
@@ -23,6 +23,16 @@ QString withSuffix(const QString& path, const QString& suffix);
 // `suggested`: the name (or path) offered.
 QString askSavePath(QWidget* parent, const QString& title, const FileFormat& format,
                     const QString& suggested = {});
+
+// Asks for an existing file to read (Qt's open dialog); empty if cancelled. `filter`:
+// "Weights (*.safetensors *.npz)"; `near`: a file whose folder the dialog opens in (the
+// one chosen last time), or empty.
+QString askOpenPath(QWidget* parent, const QString& title, const QString& filter,
+                    const QString& near = {});
+
+// The open dialogs' filter for weight files, as lsrl export and lsrl.torch.save_compiled
+// write them: "Weights (*.safetensors *.npz);;All files (*)".
+QString weightsFileFilter();
 
 // Asks for a folder to write into; empty if cancelled.
 QString askFolder(QWidget* parent, const QString& title);

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <future>
 
+#include "app/studio/common/declared_input_domain.h"
 #include "app/studio/common/value_text.h"
 #include "core/float_batch/cpu_runner.h"
 #include "core/float_batch/layer_program.h"
@@ -114,22 +115,14 @@ LiveNetwork buildNetwork(const LiveRequest& request, const InputDomain& domain, 
 // The file's declared domain, when it parses and holds every prompt token (else nullopt,
 // with the reason in *why).
 std::optional<InputDomain> declaredHolding(const LiveRequest& r, std::string* why) {
-  const DeclaredDomain& d = r.declared;
-  if (!d.complete()) return std::nullopt;
+  if (!r.declared.complete()) return std::nullopt;
   InputDomain domain;
   try {
-    domain.lo = Exact::parse(*d.lo);
-    domain.hi = Exact::parse(*d.hi);
-    if (d.grid) {
-      const Exact step = Exact::parse(*d.grid);
-      if (step.sign() > 0 && step.isRational() && domain.lo.isRational())
-        domain.grid = step.toRational();
-    }
+    domain = inputDomainOf(r.declared);
   } catch (const Error& e) {
     *why = std::string("the declared domain does not parse: ") + e.what();
     return std::nullopt;
   }
-  domain.horizon = *d.horizon;
   if (static_cast<long long>(r.prompt.size()) > domain.horizon) {
     *why = "the prompt's " + std::to_string(r.prompt.size()) + " tokens pass the declared " +
            domain.describe();

@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 
+#include "app/studio/stepper/opened_weights.h"
 #include "core/compiler/compiler.h"
 #include "core/compiler/provenance.h"
 #include "core/float_batch/cpu_runner.h"
@@ -80,9 +82,39 @@ std::vector<std::vector<double>> runFp32(const Graph& path,
   return float_batch::runSequencesCpu(layers, {floatTokens(tokens)}).front();
 }
 
+// A weights file's model in float64, for its outputs, as the file's own target would run
+// in PyTorch: no compile, the program only says how wide a token is and whether the file
+// came from it.
+void runWeightsFile(const Graph& program, const std::vector<std::string>& hashes,
+                    const RunProgress& progress, StepperRun& out) {
+  const EngineSpec& spec = out.spec;
+  if (spec.weightsPath.empty()) throw Error("no weights file chosen: pick one with Weights file…");
+  if (progress.report)
+    progress.report(0, 0, "reading " + std::filesystem::path(spec.weightsPath).filename().string());
+  const auto start = std::chrono::steady_clock::now();
+  const OpenedWeights weights = openWeights(spec.weightsPath);
+  const FloatTargetModel model = weights.model();
+  weights.requireInputWidth(program);
+  out.fileKind = weights.fineTuned() ? "fine-tuned" : "exported";
+  out.warning = weights.sourceWarning(hashes.empty() ? programHashes(program) : hashes);
+  // The model does not check its tokens' width as the executor does.
+  for (size_t t = 0; t < out.tokens.size(); ++t) {
+    if (static_cast<int>(out.tokens[t].size()) != model.inputDim()) {
+      throw Error("token " + std::to_string(t) + " has width " +
+                  std::to_string(out.tokens[t].size()) + ", " + weights.fileName() + " expects " +
+                  std::to_string(model.inputDim()));
+    }
+  }
+  checkCancel(progress);
+  out.floatOutputs = model.run(floatTokens(out.tokens));
+  out.runSeconds = secondsSince(start);
+}
+
 }  // namespace
 
 std::string EngineSpec::label() const {
+  if (source == RunSource::WeightsFile)
+    return "weights " + std::filesystem::path(weightsPath).filename().string();
   std::string s = source == RunSource::Program ? "program " : "compiled ";
   s += exact ? "exact" : source == RunSource::Compiled && fp32 ? "fp32" : "float64";
   if (source == RunSource::Compiled) {
@@ -91,6 +123,10 @@ std::string EngineSpec::label() const {
     if (target) s += " \u2192 " + std::string(targetName(*target));
   }
   return s;
+}
+
+std::string StepperRun::label() const {
+  return fileKind.empty() ? spec.label() : spec.label() + " (" + fileKind + ")";
 }
 
 std::vector<NodeId> StepperRun::tracedNodes() const {
@@ -195,10 +231,14 @@ std::string StepperRun::programValueText(NodeId p, int t) const {
 }
 
 StepperRun runEngine(const Graph& program, const EngineSpec& spec, const ExactSequence& tokens,
-                     const RunProgress& progress) {
+                     const RunProgress& progress, const std::vector<std::string>& programHashes) {
   StepperRun out;
   out.spec = spec;
   out.tokens = tokens;
+  if (spec.source == RunSource::WeightsFile) {
+    runWeightsFile(program, programHashes, progress, out);
+    return out;
+  }
   std::optional<TargetModel> target;  // compiled runs with a target
   double targetSeconds = 0;
   if (spec.source == RunSource::Program) {

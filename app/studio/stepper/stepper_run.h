@@ -1,6 +1,7 @@
 // What the token stepper runs, Qt-free: the open program (exact or float64) or its
 // compiled model (compiled exact or float64, optimised or not; the path graph itself,
-// traced node by node, or a target architecture built from it, outputs only), on one
+// traced node by node, or a target architecture built from it, outputs only), or a
+// weights file (exported or fine-tuned, opened_weights.h; float64, outputs only), on one
 // token sequence, with every traced value kept so that any step can be shown again.
 //
 //   EngineSpec spec = EngineSpec::compiled(/*exact=*/false, /*optimize=*/false);
@@ -24,7 +25,7 @@
 
 namespace lsrl::studio {
 
-enum class RunSource { Program, Compiled };
+enum class RunSource { Program, Compiled, WeightsFile };
 
 struct EngineSpec {
   RunSource source = RunSource::Program;
@@ -40,6 +41,8 @@ struct EngineSpec {
   // arithmetic, on the domain of the stepper's tokens (their box, whole numbers when they
   // all are, their length).
   bool fitted = false;
+  // WeightsFile only: the safetensors or .npz file run (in float64, for its outputs).
+  std::string weightsPath = {};
 
   static EngineSpec program(bool exact) { return {RunSource::Program, exact, true, std::nullopt}; }
   static EngineSpec compiled(bool exact, bool optimize = true,
@@ -49,9 +52,12 @@ struct EngineSpec {
   static EngineSpec compiledFp32(bool fitted, std::optional<Target> target = std::nullopt) {
     return {RunSource::Compiled, false, true, target, true, fitted};
   }
+  static EngineSpec weightsFile(std::string path) {
+    return {RunSource::WeightsFile, false, true, std::nullopt, false, false, std::move(path)};
+  }
 
   // "program exact", "compiled float64 (no optimise)", "compiled exact → lstm",
-  // "compiled fp32, fitted".
+  // "compiled fp32, fitted", "weights ft.safetensors".
   std::string label() const;
   friend bool operator==(const EngineSpec&, const EngineSpec&) = default;
 };
@@ -68,6 +74,10 @@ struct StepperRun {
   double runSeconds = 0;
   double labelSeconds = 0;  // compiled runs: tracePathProvenance
   std::string fittedTo;     // fitted runs: the domain ("inputs in [0, 9] ..., t ≤ 33")
+  std::string fileKind;     // weights runs: "fine-tuned" or "exported", as the file says
+  // Something to know about the result that is no error: a weights file built from another
+  // program than the one open. Empty when there is nothing.
+  std::string warning;
   // Compiled runs: the program, and what each path component carries in its terms
   // (core/compiler/provenance.h): a label per component ("query[1]"; empty where unknown)
   // and, per program node, the path node and component holding each of its components
@@ -76,6 +86,9 @@ struct StepperRun {
   std::vector<std::vector<std::string>> carriedLabels;
   std::map<NodeId, std::vector<std::pair<NodeId, int>>> carriers;
 
+  // spec.label() and, for a weights run, what the file is: "weights ft.safetensors
+  // (fine-tuned)".
+  std::string label() const;
   int steps() const { return static_cast<int>(floatOutputs.size()); }
   bool hasNodeTrace() const { return trace.index() != 0; }
   bool isExact() const { return spec.exact; }
@@ -107,9 +120,13 @@ struct RunProgress {
   const std::atomic<bool>* cancel = nullptr;  // set: throws lsrl::Cancelled
 };
 
-// Compiles (Compiled) and runs `tokens` from a reset. Throws lsrl::Error (bad tokens,
-// a program that does not validate or compile, a target that refuses the path).
+// Compiles (Compiled) or reads the weights file (WeightsFile) and runs `tokens` from a
+// reset. A weights file whose source is none of `programHashes` (opened_weights.h; empty:
+// the program's graphHash) runs with a warning. Throws lsrl::Error (bad tokens, a program
+// that does not validate or compile, a target that refuses the path, a weights file that
+// does not load or whose d_in is not the program's input width).
 StepperRun runEngine(const Graph& program, const EngineSpec& spec, const ExactSequence& tokens,
-                     const RunProgress& progress = {});
+                     const RunProgress& progress = {},
+                     const std::vector<std::string>& programHashes = {});
 
 }  // namespace lsrl::studio

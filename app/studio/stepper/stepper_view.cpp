@@ -24,9 +24,11 @@
 
 #include "app/studio/common/paper_prompt.h"
 #include "app/studio/stepper/engine_chooser.h"
+#include "app/studio/stepper/opened_weights.h"
 #include "app/studio/stepper/prompt_builder.h"
 #include "app/studio/stepper/token_table.h"
 #include "app/studio/stepper/value_graph_view.h"
+#include "app/studio/stepper/weights_change_view.h"
 #include "core/io/sequence_file.h"
 #include "core/util/error.h"
 
@@ -93,6 +95,10 @@ StepperView::StepperView(Document* doc, QWidget* parent)
   connect(doc_, &Document::structureChanged, this, &StepperView::onProgramEdited);
   connect(doc_, &Document::edgesChanged, this, &StepperView::onProgramEdited);
   connect(doc_, &Document::nodesChanged, this, &StepperView::onProgramEdited);
+  connect(engineA_, &EngineChooser::changed, this, &StepperView::updateWeightsButton);
+  connect(engineB_, &EngineChooser::changed, this, &StepperView::updateWeightsButton);
+  connect(compare_, &QCheckBox::toggled, this, &StepperView::updateWeightsButton);
+  updateWeightsButton();
   onDocumentReplaced();
 }
 
@@ -209,6 +215,10 @@ QWidget* StepperView::buildResultPanel() {
   divergenceLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   divergenceButton_ = new QPushButton(tr("Go to first divergence"), panel);
   divergenceButton_->setEnabled(false);
+  weightsButton_ = new QPushButton(tr("What training moved…"), panel);
+  weightsButton_->setToolTip(
+      tr("the weights file run as an engine against the weights it started from: per tensor "
+         "how far fine-tuning moved it, and where"));
   watch_ = new QTreeWidget(panel);
   watch_->setColumnCount(3);
   watch_->setHeaderLabels({tr("node"), tr("A"), tr("B")});
@@ -228,10 +238,12 @@ QWidget* StepperView::buildResultPanel() {
   layout->addWidget(output_);
   layout->addWidget(divergenceLabel_);
   layout->addWidget(divergenceButton_);
+  layout->addWidget(weightsButton_);
   layout->addWidget(new QLabel(tr("<b>Watch list</b>"), panel));
   layout->addWidget(watch_, 1);
   layout->addLayout(watchRow);
   connect(divergenceButton_, &QPushButton::clicked, this, &StepperView::goToDivergence);
+  connect(weightsButton_, &QPushButton::clicked, this, &StepperView::showWeightsChange);
   connect(add, &QPushButton::clicked, this, &StepperView::addWatchFromField);
   connect(watchField_, &QLineEdit::returnPressed, this, &StepperView::addWatchFromField);
   connect(remove, &QPushButton::clicked, this, [this] {
@@ -336,6 +348,7 @@ void StepperView::startRun() {
     return;
   }
   const Graph program = doc_->graph();
+  const std::vector<std::string> hashes = programHashes(program, doc_->metadata());
   const EngineSpec a = engineA();
   const std::optional<EngineSpec> b = engineB();
   const double tolerance = std::max(0.0, tolerance_->text().toDouble());
@@ -351,13 +364,13 @@ void StepperView::startRun() {
   };
   RunProgress pa{reporter(a.label()), &progress->cancel};
   RunProgress pb{reporter(b ? b->label() : std::string()), &progress->cancel};
-  watcher_.setFuture(QtConcurrent::run([program, tokens, a, b, tolerance, pa, pb] {
+  watcher_.setFuture(QtConcurrent::run([program, hashes, tokens, a, b, tolerance, pa, pb] {
     ExactThreadScope scope;
     auto out = std::make_shared<Outcome>();
     try {
-      out->a = std::make_shared<StepperRun>(runEngine(program, a, tokens, pa));
+      out->a = std::make_shared<StepperRun>(runEngine(program, a, tokens, pa, hashes));
       if (b) {
-        out->b = std::make_shared<StepperRun>(runEngine(program, *b, tokens, pb));
+        out->b = std::make_shared<StepperRun>(runEngine(program, *b, tokens, pb, hashes));
         out->divergence = firstDivergence(*out->a, *out->b, tolerance);
       }
     } catch (const Cancelled&) {
@@ -410,6 +423,7 @@ void StepperView::onRunFinished() {
   if (out->cancelled || !out->error.empty()) {
     lastError_ = out->cancelled ? tr("run cancelled") : QString::fromStdString(out->error);
     runStatus_->setText(lastError_);
+    runStatus_->setToolTip(lastError_);  // the line may be too short for all of it
     Q_EMIT runFinished(false, lastError_);
     return;
   }
@@ -417,11 +431,11 @@ void StepperView::onRunFinished() {
   runA_ = out->a;
   runB_ = out->b;
   divergence_ = out->divergence;
-  QString summary = tr("%1: %2 tokens").arg(qs(runA_->spec.label())).arg(runA_->steps());
+  QString summary = tr("%1: %2 tokens").arg(qs(runA_->label())).arg(runA_->steps());
   if (runA_->compileSeconds > 0)
     summary += tr(", compiled in %1 s").arg(runA_->compileSeconds, 0, 'f', 2);
   summary += tr(", ran in %1 s").arg(runA_->runSeconds, 0, 'f', 3);
-  if (runB_) summary += tr("; %1 too").arg(qs(runB_->spec.label()));
+  if (runB_) summary += tr("; %1 too").arg(qs(runB_->label()));
   // A fitted compile is exact only on the domain it was fitted to: say which.
   const std::string fittedTo = !runA_->fittedTo.empty() ? runA_->fittedTo
                                : runB_                  ? runB_->fittedTo
@@ -429,15 +443,23 @@ void StepperView::onRunFinished() {
   if (!fittedTo.empty()) summary += tr("; constants fitted to %1").arg(qs(fittedTo));
   runStatus_->setText(summary);
   runStatus_->setToolTip(summary);
-  watch_->headerItem()->setText(1, tr("A: %1").arg(qs(runA_->spec.label())));
-  watch_->headerItem()->setText(2, runB_ ? tr("B: %1").arg(qs(runB_->spec.label())) : QString());
+  watch_->headerItem()->setText(1, tr("A: %1").arg(qs(runA_->label())));
+  watch_->headerItem()->setText(2, runB_ ? tr("B: %1").arg(qs(runB_->label())) : QString());
+  QString verdict;
   if (divergence_) {
-    divergenceLabel_->setText(QStringLiteral("<span style='color:%1'>%2</span>")
-                                  .arg(divergence_->found ? "#c00000" : "#007000")
-                                  .arg(qs(divergence_->describe()).toHtmlEscaped()));
-  } else {
-    divergenceLabel_->clear();
+    verdict = QStringLiteral("<span style='color:%1'>%2</span>")
+                  .arg(divergence_->found ? "#c00000" : "#007000")
+                  .arg(qs(divergence_->describe()).toHtmlEscaped());
   }
+  // What the runs say about themselves (a weights file from another program), under the
+  // verdict: worth knowing, no reason to refuse the run.
+  for (const auto& [run, side] : {std::pair{runA_.get(), "A"}, std::pair{runB_.get(), "B"}}) {
+    if (run == nullptr || run->warning.empty()) continue;
+    if (!verdict.isEmpty()) verdict += QStringLiteral("<br>");
+    verdict += QStringLiteral("<span style='color:#b06000'>%1</span>")
+                   .arg(tr("warning (%1): %2").arg(side, qs(run->warning)).toHtmlEscaped());
+  }
+  divergenceLabel_->setText(verdict);
   divergenceButton_->setEnabled(divergence_ && divergence_->found);
   const int last = runA_->steps() - 1;
   for (QAbstractSlider* s : {static_cast<QAbstractSlider*>(slider_)})
@@ -520,6 +542,32 @@ void StepperView::frameGraph() {
   if (node != kNoNode) graph_->centerOnNode(node);
 }
 
+QString StepperView::comparedWeightsFile() const {
+  for (const std::optional<EngineSpec>& e : {engineB(), std::optional<EngineSpec>(engineA())}) {
+    if (e && e->source == RunSource::WeightsFile && !e->weightsPath.empty())
+      return QString::fromStdString(e->weightsPath);
+  }
+  return {};
+}
+
+void StepperView::updateWeightsButton() {
+  weightsButton_->setVisible(!comparedWeightsFile().isEmpty());
+}
+
+WeightsChangeView* StepperView::showWeightsChange() {
+  const QString path = comparedWeightsFile();
+  if (path.isEmpty()) return nullptr;
+  // Always against the program as it is now (it may have changed since the last view).
+  if (weightsView_) weightsView_->close();
+  weightsView_ = new WeightsChangeView(doc_->graph(),
+                                       programHashes(doc_->graph(), doc_->metadata()), path, this);
+  weightsView_->setAttribute(Qt::WA_DeleteOnClose);
+  weightsView_->show();
+  weightsView_->raise();
+  weightsView_->activateWindow();
+  return weightsView_;
+}
+
 bool StepperView::showStep(int t) {
   if (!runA_) {
     if (!isRunning()) startRun();
@@ -567,14 +615,15 @@ void StepperView::refreshStep() {
       shown != nullptr
           ? tr("Graph: values of %1 at t = %2 (blue > 0, red < 0, pale = 0; hover for the exact "
                "value)")
-                .arg(qs(shown->spec.label()))
+                .arg(qs(shown->label()))
                 .arg(step_)
-          : tr("Graph: no values to show (a target model's run gives outputs only)"));
+          : tr("Graph: no values to show (a target model or a weights file gives outputs "
+               "only)"));
 
   QString html = QStringLiteral("<span style='font-size:20pt; font-weight:bold'>%1</span>")
                      .arg(qs(runA_->outputText(step_)).toHtmlEscaped());
   html += QStringLiteral("<br><small>A: %1, t = %2 (token %3)</small>")
-              .arg(qs(runA_->spec.label()).toHtmlEscaped())
+              .arg(qs(runA_->label()).toHtmlEscaped())
               .arg(step_)
               .arg(qs(formatExact(runA_->tokens.at(static_cast<size_t>(step_)))).toHtmlEscaped());
   // The last few outputs: tok2tok's answer is spread over its last L steps.
@@ -590,7 +639,7 @@ void StepperView::refreshStep() {
                 "<br><span style='font-size:16pt; color:%1'>%2</span><br><small>B: %3</small>")
                 .arg(differs ? "#c00000" : "#000000")
                 .arg(qs(runB_->outputText(step_)).toHtmlEscaped())
-                .arg(qs(runB_->spec.label()).toHtmlEscaped());
+                .arg(qs(runB_->label()).toHtmlEscaped());
   }
   output_->setText(html);
   refreshWatch();

@@ -2,7 +2,8 @@
 // "Load IN.json"), what runs (engine A, optionally compared with engine B), run / step
 // forward / step back / go to step t, the program graph tinted by every node's value at
 // t, a watch list, the output at t, and the first divergence of A and B. Runs (and
-// compiles) go to a worker thread with progress and cancel.
+// compiles) go to a worker thread with progress and cancel. With a weights file as an
+// engine, "What training moved…" opens the weights view (weights_change_view.h).
 //
 // For the trajectory views: currentStepChanged(t) and seriesAvailable() with
 // stateSeries(), one series per LinState of run A (program: "name[i]"; compiled path:
@@ -10,6 +11,7 @@
 #pragma once
 
 #include <QFutureWatcher>
+#include <QPointer>
 #include <QWidget>
 #include <atomic>
 #include <memory>
@@ -37,6 +39,7 @@ class EngineChooser;
 class PromptBuilder;
 class TokenTable;
 class ValueGraphView;
+class WeightsChangeView;
 
 class StepperView : public QWidget {
   Q_OBJECT
@@ -81,6 +84,13 @@ class StepperView : public QWidget {
   const std::vector<NodeId>& watched() const { return watched_; }
   ValueGraphView* graphView() const { return graph_; }
 
+  // ---- a fine-tuned weights file (engine B, else A) ----
+  // The weights file the "What training moved…" button compares, or empty.
+  QString comparedWeightsFile() const;
+  // Opens the weights view of comparedWeightsFile() (closing one already open: the view
+  // rebuilds from the program as it is now); null when there is no such file.
+  WeightsChangeView* showWeightsChange();
+
   // For --screenshot --view stepper --step T: runs (synchronously) if nothing ran yet,
   // then shows step t. False if the run fails or t is outside 0..stepCount()-1.
   bool showStep(int t);
@@ -116,6 +126,7 @@ class StepperView : public QWidget {
   NodeId divergenceProgramNode() const;
   // Frames the output readably.
   void frameGraph();
+  void updateWeightsButton();
 
   Document* doc_;
   TokenTable* tokens_;
@@ -138,6 +149,8 @@ class StepperView : public QWidget {
   QLabel* output_;
   QLabel* divergenceLabel_;
   QPushButton* divergenceButton_;
+  QPushButton* weightsButton_;
+  QPointer<WeightsChangeView> weightsView_;
   QTreeWidget* watch_;
   QLineEdit* watchField_;
   QTimer* pollTimer_;

@@ -218,9 +218,7 @@ TEST(DebranchScenario, PlaysZoomsInspectsExportsAndStepsTokensOfTok2tok) {
   checkpoint(*s, QStringLiteral("debranch_flow_9_stepped"));
 
   // Compare with the compiled float64 model, go to the first divergence.
-  QCheckBox* compare = nullptr;
-  for (QCheckBox* box : stepper->findChildren<QCheckBox*>())
-    if (box->text().remove(QLatin1Char('&')) == QStringLiteral("compare with")) compare = box;
+  auto* compare = qobject_cast<QCheckBox*>(button(stepper, QStringLiteral("compare with")));
   ASSERT_NE(compare, nullptr);
   click(compare);
   ASSERT_TRUE(compare->isChecked());
