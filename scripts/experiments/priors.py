@@ -5,6 +5,7 @@ nearly solves, against training the same network from a random init.
     scripts/experiments/priors.py list
     scripts/experiments/priors.py run [--out DIR] [--only NAME ...] [--seeds 0,1,2]
                                       [--init program,random] [--jobs 1] [--force]
+                                      [--steps N]
     scripts/experiments/priors.py table [--out DIR] [--only NAME ...]
     scripts/experiments/priors.py basin [--out DIR] [--only NAME ...]
 
@@ -298,7 +299,8 @@ def train_one(name, init, seed, out):
         "final_accuracy": curve[-1]["accuracy"],
         "final_token_accuracy": curve[-1]["token_accuracy"],
         "wall_s": round(time.monotonic() - start, 1),
-        "command": f"{SCRIPT} run --out {out} --only {name} --init {init} --seeds {seed} --force",
+        "command": f"{SCRIPT} run --out {out} --only {name} --init {init} --seeds {seed} "
+                   f"--steps {exp['steps']} --force",
         "torch": torch.__version__,
     }
 
@@ -337,7 +339,8 @@ def run(names, inits, seeds, out, jobs, force):
 
     def child(n, i, s):
         args = [sys.executable, os.path.abspath(__file__), "run", "--out", out, "--only", n,
-                "--init", i, "--seeds", str(s)] + (["--force"] if force else [])
+                "--init", i, "--seeds", str(s), "--steps", str(EXPERIMENTS[n]["steps"])] + (
+                    ["--force"] if force else [])
         proc = subprocess.run(args, capture_output=True, text=True)
         if proc.returncode != 0:
             return f"{n}/{i}-s{s}: FAILED ({proc.returncode}): {proc.stderr[-800:]}"
@@ -475,11 +478,19 @@ def main():
     p.add_argument("--init", default=",".join(INITS))
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--force", action="store_true", help="redo runs whose record exists")
+    p.add_argument("--steps", type=int, help="train this many steps instead of the experiment's "
+                   "(a smoke run; the tests use it)")
     args = p.parse_args()
     names = args.only or list(EXPERIMENTS)
     for n in names:
         if n not in EXPERIMENTS:
             p.error(f"experiment must be one of {', '.join(EXPERIMENTS)}")
+    if args.steps is not None:
+        if args.steps < 1:
+            p.error("--steps must be at least 1")
+        for n in names:
+            EXPERIMENTS[n]["steps"] = args.steps
+            EXPERIMENTS[n]["eval_every"] = min(EXPERIMENTS[n]["eval_every"], args.steps)
     if args.action == "list":
         for n in names:
             e = EXPERIMENTS[n]
