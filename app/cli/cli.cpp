@@ -33,6 +33,7 @@ constexpr Subcommand kSubcommands[] = {
     {"devices", "list the Vulkan compute devices (and why there are none)", cmdDevices},
     {"model", "the seed architectures: mingru, minlstm, gateloop, lattice, looped", cmdModel},
     {"train", "train a seed model (PyTorch; lsrl train NAME --help)", cmdTrain},
+    {"sweep", "run a sweep spec's tasks on a Dask cluster (lsrl sweep --help)", cmdSweep},
 };
 
 void printUsage(std::ostream& os) {

@@ -22,5 +22,6 @@ int cmdNoise(const Argv& args, std::ostream& out);
 int cmdDevices(const Argv& args, std::ostream& out);
 int cmdModel(const Argv& args, std::ostream& out);
 int cmdTrain(const Argv& args, std::ostream& out);
+int cmdSweep(const Argv& args, std::ostream& out);
 
 }  // namespace lsrl::cli
