@@ -7,10 +7,9 @@
 #include "core/graph/checks.h"
 #include "core/io/graph_file.h"
 #include "core/io/json_util.h"
-#include "core/io/npz.h"
 #include "core/io/python_program.h"
-#include "core/io/safetensors.h"
 #include "core/targets/import.h"
+#include "core/targets/weights_file.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "core/util/folder_lock.h"
@@ -55,7 +54,7 @@ bool isWeightFile(const std::string& path) {
 }
 
 FloatTargetModel loadTargetWeights(const std::string& path) {
-  return importTargetModel(endsWith(path, ".npz") ? readNpz(path) : readSafetensors(path), path);
+  return importTargetModel(readWeightsFile(path), path);
 }
 
 }  // namespace lsrl::cli

@@ -48,4 +48,8 @@ long long writeWeightsFile(const TensorFile& file, const std::string& path,
   return values;
 }
 
+TensorFile readWeightsFile(const std::string& path) {
+  return weightsFormat(path) == "npz" ? readNpz(path) : readSafetensors(path);
+}
+
 }  // namespace lsrl

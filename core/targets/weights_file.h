@@ -1,6 +1,7 @@
 // A target model's weights as a file: its named float64 tensors and metadata
 // (docs/weights-format.md) in safetensors or NumPy .npz, for `lsrl export` and the
-// explorer's File > Export > Compiled weights.
+// explorer's File > Export > Compiled weights, and read back for `lsrl run` and the
+// explorer's Token stepper.
 #pragma once
 
 #include <string>
@@ -22,5 +23,8 @@ TensorFile weightsFile(const TargetModel& model);
 // Writes atomically; returns the number of values written.
 long long writeWeightsFile(const TensorFile& file, const std::string& path,
                            const std::string& format);
+// Reads a weights file in the format its extension names (weightsFormat). Throws
+// lsrl::Error naming the file, as readSafetensors / readNpz do.
+TensorFile readWeightsFile(const std::string& path);
 
 }  // namespace lsrl

@@ -27,27 +27,6 @@ std::unique_ptr<seed_models::SeedModel> modelOf(const std::string& kind, pyb::ha
   return seed_models::makeSeedModel(kind, cfg, tensorsFromPython(weights));
 }
 
-seed_models::Sequence rowsOf(
-    const pyb::array_t<double, pyb::array::c_style | pyb::array::forcecast>& a, int width,
-    const std::string& kind) {
-  if (a.ndim() != 2)
-    throw Error(kind + ": inputs must be a [T][" + std::to_string(width) + "] array, got " +
-                std::to_string(a.ndim()) + " dimensions");
-  seed_models::Sequence rows(static_cast<size_t>(a.shape(0)));
-  const double* p = a.data();
-  for (auto& row : rows) {
-    row.assign(p, p + a.shape(1));
-    p += a.shape(1);
-  }
-  return rows;
-}
-
-pyb::array_t<double> rowsToArray(const seed_models::Sequence& rows, int width) {
-  std::vector<double> flat;
-  for (const auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
-  return arrayOf({static_cast<int64_t>(rows.size()), width}, flat);
-}
-
 }  // namespace
 
 void registerModels(pyb::module_& m) {

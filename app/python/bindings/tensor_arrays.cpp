@@ -53,6 +53,25 @@ std::vector<Tensor> tensorsFromPython(pyb::handle weights) {
   return out;
 }
 
+FloatRows rowsOf(const InputArray& a, int width, const std::string& what) {
+  if (a.ndim() != 2)
+    throw Error(what + ": inputs must be a [T][" + std::to_string(width) + "] array, got " +
+                std::to_string(a.ndim()) + " dimensions");
+  FloatRows rows(static_cast<size_t>(a.shape(0)));
+  const double* p = a.data();
+  for (auto& row : rows) {
+    row.assign(p, p + a.shape(1));
+    p += a.shape(1);
+  }
+  return rows;
+}
+
+pyb::array_t<double> rowsToArray(const FloatRows& rows, int width) {
+  std::vector<double> flat;
+  for (const auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
+  return arrayOf({static_cast<int64_t>(rows.size()), width}, flat);
+}
+
 nlohmann::json toJson(pyb::handle value, const std::string& what) {
   if (value.is_none()) return nlohmann::json::object();
   const std::string text = pyb::str(pyb::module_::import("json").attr("dumps")(value));

@@ -181,19 +181,6 @@ TensorFile fileOf(pyb::handle tensors, const std::string& metadata) {
   return file;
 }
 
-std::vector<std::vector<double>> rowsOf(
-    const pyb::array_t<double, pyb::array::c_style | pyb::array::forcecast>& a, int width) {
-  if (a.ndim() != 2 || a.shape(1) != width)
-    throw Error("inputs: expected a [T][" + std::to_string(width) + "] array");
-  std::vector<std::vector<double>> rows(static_cast<size_t>(a.shape(0)));
-  const double* p = a.data();
-  for (auto& row : rows) {
-    row.assign(p, p + width);
-    p += width;
-  }
-  return rows;
-}
-
 // save_compiled's checks before anything is written: finite values, a module that
 // matches its metadata (importTargetModel rebuilds the model from both).
 void saveFineTuned(pyb::handle tensors, const std::string& metadata, const std::string& path,
@@ -233,28 +220,28 @@ void registerWeights(pyb::module_& m) {
       "`compiled` is its model metadata (\"\" for a program).");
   m.def(
       "compiled_target_file",
-      [](const std::string& path, const std::optional<std::string>& target,
+      [](const std::string& path, const std::string& name, const std::optional<std::string>& target,
          const TargetOptionValues& options, const std::optional<std::string>& precision,
          const std::optional<std::string>& grid) {
-        return compileTarget(sourceOfFile(path), target, options, precision, grid);
+        CompileSource source = sourceOfFile(path);
+        if (!name.empty()) source.name = name;
+        return compileTarget(std::move(source), target, options, precision, grid);
       },
-      arg("path"), arg("target"), arg("options"), arg("precision"), arg("input_grid"),
+      arg("path"), arg("name"), arg("target"), arg("options"), arg("precision"), arg("input_grid"),
       "The same for a program file (graph JSON or .py; its declared domain applies) or a "
-      "compiled model file (its recorded target, options and precision apply).");
+      "compiled model file (its recorded target, options and precision apply); `name` "
+      "(\"\": the file's) names the program in the metadata.");
   m.def(
       "target_run",
-      [](const pyb::handle tensors, const std::string& metadata,
-         const pyb::array_t<double, pyb::array::c_style | pyb::array::forcecast>& inputs) {
+      [](const pyb::handle tensors, const std::string& metadata, const InputArray& inputs) {
         const FloatTargetModel model = importTargetModel(fileOf(tensors, metadata), "weights");
-        const auto rows = rowsOf(inputs, model.inputDim());
-        std::vector<std::vector<double>> out;
+        const FloatRows rows = rowsOf(inputs, model.inputDim(), "target_run");
+        FloatRows out;
         {
           pyb::gil_scoped_release release;
           out = model.run(rows);
         }
-        std::vector<double> flat;
-        for (const auto& r : out) flat.insert(flat.end(), r.begin(), r.end());
-        return arrayOf({static_cast<int64_t>(out.size()), model.outputDim()}, flat);
+        return rowsToArray(out, model.outputDim());
       },
       arg("tensors"), arg("metadata"), arg("inputs"),
       "Outputs [T][d_out] of the C++ float64 target model these tensors and metadata make "

@@ -4,8 +4,6 @@
 #include <filesystem>
 
 #include "core/io/graph_hash.h"
-#include "core/io/npz.h"
-#include "core/io/safetensors.h"
 #include "core/targets/import.h"
 #include "core/targets/weights_file.h"
 #include "core/util/error.h"
@@ -74,7 +72,7 @@ std::vector<std::string> programHashes(const Graph& program, const nlohmann::jso
 OpenedWeights openWeights(const std::string& path) {
   OpenedWeights w;
   w.path = path;
-  w.file = weightsFormat(path) == "npz" ? readNpz(path) : readSafetensors(path);
+  w.file = readWeightsFile(path);
   if (w.file.metadataJson.empty())
     throw Error("weights file " + quotePath(path) + " has no \"lsrl\" metadata");
   try {

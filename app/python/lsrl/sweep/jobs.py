@@ -3,7 +3,8 @@ the job on one machine today (`lsrl noise`, `lsrl train`, `lsrl bench precision`
 a worker, with its output parsed into the task's figures.
 
 A job checks a task's parameters before anything runs (`check`), builds the command
-(`command`) and reads what the command wrote (`figures`).
+(`command`) and reads what the command wrote (`figures`). Both get the task's id and the
+spec's checkpoint folder (None unless the spec names one), which only training uses.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class Noise:
             raise ValueError(f"{where}: seed must be a whole number ≥ 0, got {params['seed']!r}")
 
     @staticmethod
-    def command(params, cli, workdir, checkpoints):
+    def command(params, cli, workdir, checkpoints, tid):
         argv = [cli, "noise", params["program"], "-o", os.path.join(workdir, "rows.csv"),
                 "--seeds", "1", "--first-seed", str(params["seed"]), "--threads", "1",
                 "--quiet"]
@@ -74,7 +75,7 @@ class Noise:
         return argv
 
     @staticmethod
-    def figures(params, workdir, stdout):
+    def figures(params, workdir, stdout, checkpoints, tid):
         with open(os.path.join(workdir, "rows.csv"), newline="", encoding="utf-8") as f:
             rows = list(csv.DictReader(f))
         return {"rows": [{"variant": r["variant"], "sigma": float(r["sigma"]),
@@ -102,7 +103,8 @@ class Train:
         return os.path.join(checkpoints, name + ".safetensors")
 
     @staticmethod
-    def command(params, cli, workdir, checkpoints, tid=""):
+    def command(params, cli, workdir, checkpoints, tid):
+        os.makedirs(checkpoints, exist_ok=True)
         out = Train.checkpoint(params, checkpoints, tid)
         argv = [cli, "train", params["model"], "-o", out, "--log",
                 out[: -len(".safetensors")] + ".log.jsonl", "--threads", "1"]
@@ -116,12 +118,12 @@ class Train:
         return argv
 
     @staticmethod
-    def figures(params, workdir, stdout):
+    def figures(params, workdir, stdout, checkpoints, tid):
         records = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
         done = next((r for r in reversed(records) if r.get("event") == "done"), None)
         if done is None:
             raise RuntimeError("lsrl train printed no \"done\" record")
-        return done
+        return dict(done, checkpoint=Train.checkpoint(params, checkpoints, tid))
 
 
 class Precision:
@@ -135,7 +137,7 @@ class Precision:
         _unknown(params, Precision.known, "precision", where)
 
     @staticmethod
-    def command(params, cli, workdir, checkpoints):
+    def command(params, cli, workdir, checkpoints, tid):
         argv = [cli, "bench", "precision"]
         for key in _PRECISION_OPTIONS:
             if key in params:
@@ -143,7 +145,7 @@ class Precision:
         return argv
 
     @staticmethod
-    def figures(params, workdir, stdout):
+    def figures(params, workdir, stdout, checkpoints, tid):
         lines = [line for line in stdout.splitlines() if line.startswith("{")]
         if not lines:
             raise RuntimeError("lsrl bench precision printed no JSON line")
@@ -163,17 +165,11 @@ def run_task(job: str, tid: str, params: dict, cli: str, checkpoints: str | None
     start = time.monotonic()
     kind = JOBS[job]
     with tempfile.TemporaryDirectory(prefix="lsrl-sweep-") as workdir:
-        if job == "train":
-            os.makedirs(checkpoints, exist_ok=True)
-            argv = kind.command(params, cli, workdir, checkpoints, tid)
-        else:
-            argv = kind.command(params, cli, workdir, checkpoints)
+        argv = kind.command(params, cli, workdir, checkpoints, tid)
         proc = subprocess.run(argv, capture_output=True, text=True)
         if proc.returncode != 0:
             tail = "\n".join(proc.stderr.strip().splitlines()[-5:])
             raise TaskFailed(f"{' '.join(argv[1:3])} exited with {proc.returncode}: {tail}")
-        figures = kind.figures(params, workdir, proc.stdout)
-    if job == "train":
-        figures["checkpoint"] = kind.checkpoint(params, checkpoints, tid)
+        figures = kind.figures(params, workdir, proc.stdout, checkpoints, tid)
     return {"figures": figures, "wall_s": round(time.monotonic() - start, 3),
             "worker": f"{os.uname().nodename}:{os.getpid()}"}

@@ -94,14 +94,10 @@ def from_compiled(source, target: str | None = None, precision: str | None = Non
             target, options, precision, grid)
     elif isinstance(source, (str, os.PathLike)):
         info, tensors, metadata = _lsrl.compiled_target_file(
-            os.fspath(source), target, options, precision, grid)
+            os.fspath(source), name or "", target, options, precision, grid)
     else:
         raise TypeError("from_compiled: source must be a program (an lsrl node or ForEach) or "
                         f"a file path, got {type(source).__name__}")
-    if name:
-        meta = json.loads(metadata)
-        meta["source"]["program"] = name
-        metadata = json.dumps(meta)
     fitted = info["precision"] or {}
     dtype = torch.float32 if fitted.get("precision") == "fp32" else torch.float64
     return network_of(tensors, metadata, info).to(dtype)
@@ -126,7 +122,7 @@ def save_compiled(module: CompiledNetwork, path, training: dict | None = None) -
     compile, the module's dtype) and `training` (any JSON-able dict). The source program's
     name and hash and the precision record stay as built. Refuses non-finite values."""
     state = module.state_dict()
-    tensors = [(n, state[n].detach().to(torch.float64).cpu().numpy()) for n in module.tensor_names]
+    tensors = _float64_tensors(module, state)
     info = module.info
     fine_tuned = {
         "by": "lsrl.torch.save_compiled",
@@ -143,9 +139,15 @@ def save_compiled(module: CompiledNetwork, path, training: dict | None = None) -
 def cpp_forward(module: CompiledNetwork, x) -> np.ndarray:
     """The C++ float64 target (what ``lsrl run`` computes) with the module's current
     weights, on one sequence x [T, d_in]: the reference the module is tested against."""
-    state = module.state_dict()
-    tensors = [(n, state[n].detach().to(torch.float64).cpu().numpy()) for n in module.tensor_names]
-    return _lsrl.target_run(tensors, module.metadata_text, np.asarray(x, dtype=np.float64))
+    return _lsrl.target_run(_float64_tensors(module), module.metadata_text,
+                            np.asarray(x, dtype=np.float64))
+
+
+def _float64_tensors(module: CompiledNetwork, state: dict | None = None) -> list:
+    """[(name, float64 array)] of the module's tensors, in the file's order (a float32
+    module's values exactly)."""
+    state = module.state_dict() if state is None else state
+    return [(n, state[n].detach().to(torch.float64).cpu().numpy()) for n in module.tensor_names]
 
 
 # ---- the modules -------------------------------------------------------------------------
