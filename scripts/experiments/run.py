@@ -1,99 +1,35 @@
 #!/usr/bin/python3
-"""The seed models' training experiments of docs/results.md, scaled to a 2-core CPU.
+"""The seed models' training experiments of docs/results.md, as sweeps (docs/sweeps.md).
 
     scripts/experiments/run.py list
-    scripts/experiments/run.py run table1 [--jobs 2] [--out results/] [--only minGRU-3]
-    scripts/experiments/run.py table table1 [--out results/]
-    scripts/experiments/run.py ship table1 [--out results/]
+    scripts/experiments/run.py run table1 [--out results/] [--workers 2] [--scheduler URL]
+                                          [--set steps=200 ...]
+    scripts/experiments/run.py table table1 [--out results/ | --results FILE.jsonl]
+    scripts/experiments/run.py ship table1 [--out results/] [--models examples/models/]
 
-`run` trains every row × seed of an experiment with `lsrl train` (one torch thread per
-job, `--jobs` at once), skipping runs whose checkpoint already exists, and writes per run
-OUT/<experiment>/<row>-s<seed>.safetensors, .log.jsonl and .json (the final record and
-the wall time). `table` prints the experiment's markdown table: per row the held-out
-accuracy as mean ± std over its seeds (and each seed), beside the paper's figure. `ship` copies, per model kind of the experiment, its best run (highest
-held-out accuracy, among the rows the experiment's "ship" prefix names) to examples/models/<kind>.safetensors with its .log.jsonl beside it and
-<kind>.json (the run's record: command, config, seed, accuracy, wall time, and "expected":
-what the row reaches over its seeds, the paper's figure and chance).
+Each experiment is the sweep spec examples/sweeps/<name>.json with a "table" section.
+`run` is `lsrl sweep` of that spec into OUT/<name>.jsonl, its checkpoints and logs in
+OUT/<name>.checkpoints/ (a rerun finishes what is missing). `table` prints the
+experiment's markdown table from a sweep's output: per row the held-out accuracy as mean ±
+std over its seeds (and each seed) beside the paper's figure. `ship` copies, per model kind
+of the experiment, its best run (highest held-out accuracy, among the rows the table's
+"ship" prefix names) to examples/models/<kind>.safetensors with its .log.jsonl beside it
+and <kind>.json (the run's record: command, config, seed, accuracy, wall time, and
+"expected": what the row reaches over its seeds, the paper's figure and chance).
 Needs the built `lsrl` binary ($LSRL_CLI, else build/release/app/cli/lsrl).
 """
 
 import argparse
-import concurrent.futures
+import glob
 import json
 import os
 import shutil
 import statistics
 import subprocess
 import sys
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-# Selective copying at T = 128 with 8 data tokens (the paper: T = 4096, 16 tokens). The
-# pilots at T = 256 with d_model 32 stalled near 40% within the 30-minute budget.
-_COPY = {"task_length": 128, "data_tokens": 8, "d_model": 64, "d_h": 128, "mode": "parallel"}
-
-
-def _copy_row(kind, layers, paper):
-    return {"name": f"{kind}-{layers}", "model": kind, "task": "selective_copy",
-            "config": dict(_COPY, layers=layers), "steps": 5000, "batch": 16, "lr": 3e-3,
-            "log_every": 250, "paper": paper}
-
-
-EXPERIMENTS = {
-    "table1": {
-        "title": "minGRU paper, Table 1: selective copying, accuracy by depth",
-        "chance": 1 / 16,
-        "paper_setting": "T = 4,096 with 16 data tokens, 400k steps",
-        "seeds": [0, 1],  # 3 layers × 5000 steps is ~20 min a run alone: two seeds fit
-        "eval_samples": 1000,
-        "rows": [_copy_row("mingru", 1, "37.0"), _copy_row("mingru", 2, "96.8"),
-                 _copy_row("mingru", 3, "99.5"), _copy_row("minlstm", 1, "37.6"),
-                 _copy_row("minlstm", 2, "85.7"), _copy_row("minlstm", 3, "96.0")],
-    },
-    "horizon": {
-        "title": "GateLoop, Memory Horizon: data-controlled vs fixed transitions",
-        "chance": 1 / 50,
-        "paper_setting": "length 1,024",
-        "seeds": [0, 1, 2],
-        "eval_samples": 1000,
-        "rows": [{"name": f"gateloop-{t}", "model": "gateloop", "task": "memory_horizon",
-                  "config": {"transitions": t, "d_model": 32, "layers": 2,
-                             "d_channel_mixing": 64, "task_length": 64},
-                  "steps": 3000, "lr": 3e-3, "paper": p}
-                 for t, p in (("data", "0.43"), ("fixed", "0.25"))],
-    },
-    "recall": {
-        "title": "Lattice: associative recall at m = 8 slots of width d = 16, by stored pairs",
-        "chance": 1 / 16,
-        "ship": "nosr-",  # the explorer shows Lattice itself, not the baselines
-        "seeds": [0, 1, 2],
-        "eval_samples": 1000,
-        "rows": [{"name": f"{name}-p{pairs}", "model": "lattice", "task": "assoc_recall",
-                  "config": {"d": 16, "m": 8, "d_in": 16 + 32, "recall_pairs": pairs,
-                             "recall_queries": 8, **config},
-                  "steps": 2000, "lr": 3e-3, "paper": "-"}
-                 for pairs in (4, 8, 12, 16, 24)
-                 for name, config in (
-                     ("nosr-dec", {"mode": "nosr", "variant": "dec"}),
-                     ("nosr-sim", {"mode": "nosr", "variant": "sim"}),
-                     ("linear_attention", {"mode": "linear_attention"}),
-                     ("delta", {"mode": "delta"}),
-                     ("gated_deltanet", {"mode": "gated_deltanet", "mu_mode": "sigmoid"}))],
-    },
-    "loops": {
-        "title": "Looped transformer, Table 2 trend: 4×4 Sudoku by loops, ± timestep encoding",
-        "chance": 1 / 4,
-        "ship": "tmlt-r8",  # the explorer's view walks the loops of the TMLT
-        "seeds": [0, 1, 2],
-        "eval_samples": 1000,
-        "rows": [{"name": f"{ts}-r{r}", "model": "looped", "task": "sudoku",
-                  "config": {"timestep": ts, "loops": r, "d": 32, "heads": 4, "d_ff": 64,
-                             "d_out": 5, "sudoku_blanks": 10},
-                  "steps": 1500, "lr": 3e-3, "paper": "-"}
-                 for ts in ("plain", "tmlt") for r in (2, 4, 8)],
-    },
-}
+SPECS = os.path.join(ROOT, "examples", "sweeps")
 
 
 def cli():
@@ -101,149 +37,217 @@ def cli():
                                                       "lsrl")
 
 
-def command(row, seed, out, eval_samples):
-    args = ["train", row["model"], "--task", row["task"], "--steps", str(row["steps"]),
-            "--lr", str(row["lr"]), "--seed", str(seed), "--threads", "1",
-            "--eval-samples", str(eval_samples), "--log-every", str(row.get("log_every", 50)),
-            "-o", out]
-    if "batch" in row:
-        args += ["--batch", str(row["batch"])]
-    for key, value in row["config"].items():
-        args += ["--set", f"{key}={json.dumps(value)}"]
-    return args
-
-
-def run_one(name, row, seed, folder, eval_samples):
-    stem = os.path.join(folder, f"{row['name']}-s{seed}")
-    if os.path.exists(stem + ".json"):
-        return stem, "done before"
-    args = command(row, seed, stem + ".safetensors", eval_samples)
-    start = time.monotonic()
-    proc = subprocess.run([cli(), *args], capture_output=True, text=True)
-    wall = time.monotonic() - start
-    if proc.returncode != 0:
-        return stem, f"FAILED ({proc.returncode}): {proc.stderr[-500:]}"
-    final = json.loads(proc.stdout.strip().splitlines()[-1])
-    record = {"experiment": name, "row": row["name"], "seed": seed, "wall_s": round(wall, 1),
-              "command": "lsrl " + " ".join(args), **final}
-    with open(stem + ".json", "w", encoding="utf-8") as f:
-        json.dump(record, f)
-    return stem, f"{final.get('eval_accuracy', float('nan')):.3f} in {wall:.0f} s"
-
-
-def run(name, out, jobs, only):
-    exp = EXPERIMENTS[name]
-    folder = os.path.join(out, name)
-    os.makedirs(folder, exist_ok=True)
-    todo = [(row, seed) for row in exp["rows"] for seed in exp["seeds"]
-            if not only or row["name"] in only]
-    # Longest first, so the last runs to finish are short ones and both jobs stay busy.
-    todo.sort(key=lambda rs: -rs[0]["steps"] * rs[0]["config"].get("layers", 1))
-    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        futures = [pool.submit(run_one, name, row, seed, folder, exp["eval_samples"])
-                   for row, seed in todo]
-        for f in concurrent.futures.as_completed(futures):
-            stem, what = f.result()
-            print(f"{os.path.basename(stem)}: {what}", flush=True)
-
-
-def table(name, out):
-    exp = EXPERIMENTS[name]
-    folder = os.path.join(out, name)
-    print(f"**{exp['title']}** (held-out accuracy over {exp['eval_samples']} samples, "
-          f"seeds {', '.join(map(str, exp['seeds']))})\n")
-    print("| row | paper | ours: mean ± std | per seed | wall per run |")
-    print("|---|---|---|---|---|")
-    for row in exp["rows"]:
-        records = []
-        for seed in exp["seeds"]:
-            path = os.path.join(folder, f"{row['name']}-s{seed}.json")
-            if os.path.exists(path):
-                with open(path, encoding="utf-8") as f:
-                    records.append(json.load(f))
-        accs = [r["eval_accuracy"] for r in records if "eval_accuracy" in r]
-        if not accs:
-            print(f"| {row['name']} | {row['paper']} | (not run) | | |")
-            continue
-        std = statistics.stdev(accs) if len(accs) > 1 else 0.0
-        walls = [r["wall_s"] for r in records]
-        print(f"| {row['name']} | {row['paper']} | {100 * statistics.mean(accs):.1f} ± "
-              f"{100 * std:.1f} | {' / '.join(f'{100 * a:.1f}' for a in accs)} | "
-              f"{statistics.mean(walls) / 60:.1f} min |")
-
-
-def expected(exp, name, row, folder):
-    """What training this row reaches (mean and std over its seeds), the paper's figure and
-    chance: the context the explorer gives a checkpoint's accuracy."""
-    accs = []
-    for seed in exp["seeds"]:
-        path = os.path.join(folder, f"{row['name']}-s{seed}.json")
-        if os.path.exists(path):
-            with open(path, encoding="utf-8") as f:
-                accs.append(json.load(f).get("eval_accuracy"))
-    accs = [a for a in accs if a is not None]
-    out = {"accuracy": round(statistics.mean(accs), 3),
-           "std": round(statistics.stdev(accs), 3) if len(accs) > 1 else 0.0,
-           "seeds": len(accs), "steps": row["steps"], "task": row["task"],
-           "source": f"docs/results.md, {exp['title']} (run.py run {name}), row {row['name']}",
-           "chance": round(exp["chance"], 4)}
-    if row["paper"] != "-":
-        paper = float(row["paper"])
-        out["paper"] = paper / 100 if paper > 1 else paper
-        out["paper_setting"] = exp.get("paper_setting", "")
+def experiments():
+    """{name: spec} of the sweep specs that are experiments (they have a "table")."""
+    out = {}
+    for path in sorted(glob.glob(os.path.join(SPECS, "*.json"))):
+        with open(path, encoding="utf-8") as f:
+            spec = json.load(f)
+        if spec.get("job") == "train" and "table" in spec:
+            out[os.path.basename(path)[: -len(".json")]] = spec
     return out
 
 
-def ship(name, out):
-    exp = EXPERIMENTS[name]
-    folder = os.path.join(out, name)
-    best = {}
-    for row in exp["rows"]:
-        if not row["name"].startswith(exp.get("ship", "")):
+def spec_path(name):
+    return os.path.join(SPECS, name + ".json")
+
+
+def results_path(name, out):
+    return os.path.join(out, name + ".jsonl")
+
+
+def row_of(spec, params):
+    return spec["table"]["row"].format(**params)
+
+
+def _value(params, axis):
+    for part in axis.split("."):
+        params = params.get(part, {}) if isinstance(params, dict) else {}
+    return params
+
+
+def _contains(params, entry):
+    return all(_contains(params.get(k), v) if isinstance(v, dict) and
+               isinstance(params.get(k), dict) else params.get(k) == v
+               for k, v in entry.items())
+
+
+def grid_position(spec, params):
+    """Where a run's parameters stand in the spec's grid (axes but the seed, in order), so
+    that the table lists rows as the spec writes them."""
+    position = []
+    for axis, values in spec.get("grid", {}).items():
+        if axis == "seed":
             continue
-        for seed in exp["seeds"]:
-            stem = os.path.join(folder, f"{row['name']}-s{seed}")
-            if not os.path.exists(stem + ".json"):
+        if axis == "with":
+            match = [i for i, entry in enumerate(values) if _contains(params, entry)]
+        else:
+            match = [i for i, v in enumerate(values) if v == _value(params, axis)]
+        position.append(match[0] if match else len(values))
+    return position
+
+
+def records(spec, path):
+    """{(row, steps): [record]} of the sweep output's finished runs, each list sorted by
+    seed; and the failed records."""
+    groups, failed = {}, []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a last line cut short by a crash
+            if record.get("job") != "train":
                 continue
-            with open(stem + ".json", encoding="utf-8") as f:
-                record = json.load(f)
-            acc = record.get("eval_accuracy", -1)
-            if row["model"] not in best or acc > best[row["model"]][0]:
-                best[row["model"]] = (acc, stem, record, row)
-    target = os.path.join(ROOT, "examples", "models")
+            if record.get("status") != "ok":
+                failed.append(record)
+                continue
+            params = record["params"]
+            key = (row_of(spec, params), params.get("steps"))
+            groups.setdefault(key, []).append(record)
+    for runs in groups.values():
+        runs.sort(key=lambda r: r["params"].get("seed", 0))
+    return groups, failed
+
+
+def ordered(spec, groups):
+    """The groups' keys in the spec's grid order, then by steps."""
+    return sorted(groups, key=lambda k: (grid_position(spec, groups[k][0]["params"]),
+                                         k[1] or 0))
+
+
+def accuracy(record):
+    return record["figures"].get("eval_accuracy")
+
+
+def table(name, path):
+    spec = experiments()[name]
+    groups, failed = records(spec, path)
+    paper = spec["table"].get("paper", {})
+    samples = sorted({r["params"].get("eval_samples") for g in groups.values() for r in g},
+                     key=str)
+    print(f"**{spec['name']}** (held-out accuracy over {', '.join(map(str, samples))} "
+          f"samples; {path})\n")
+    print("| row | steps | paper | ours: mean ± std | per seed | wall per run |")
+    print("|---|---|---|---|---|---|")
+    for key in ordered(spec, groups):
+        row, steps = key
+        runs = groups[key]
+        accs = [accuracy(r) for r in runs if accuracy(r) is not None]
+        if not accs:
+            continue
+        std = statistics.stdev(accs) if len(accs) > 1 else 0.0
+        seeds = " / ".join(f"{100 * accuracy(r):.1f} (s{r['params'].get('seed')})"
+                           for r in runs)
+        wall = statistics.mean(r["wall_s"] for r in runs)
+        print(f"| {row} | {steps} | {paper.get(row, '-')} | {100 * statistics.mean(accs):.1f} "
+              f"± {100 * std:.1f} | {seeds} | {_minutes(wall)} |")
+    for row in paper:
+        if not any(k[0] == row for k in groups):
+            print(f"| {row} | | {paper[row]} | (not run) | | |")
+    if failed:
+        print(f"\n{len(failed)} run(s) failed:")
+        for r in failed:
+            print(f"- {row_of(spec, r['params'])} seed {r['params'].get('seed')}: "
+                  f"{r.get('error', '?')}")
+
+
+def _minutes(seconds):
+    return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.0f} s"
+
+
+def expected(spec, name, row, runs):
+    """What training this row reaches (mean and std over its seeds), the paper's figure and
+    chance: the context the explorer gives a checkpoint's accuracy."""
+    accs = [accuracy(r) for r in runs if accuracy(r) is not None]
+    params = runs[0]["params"]
+    out = {"accuracy": round(statistics.mean(accs), 3),
+           "std": round(statistics.stdev(accs), 3) if len(accs) > 1 else 0.0,
+           "seeds": len(accs), "steps": params.get("steps"), "task": params.get("task"),
+           "source": f"docs/results.md, {spec['name']} (run.py run {name}), row {row}",
+           "chance": round(spec["table"]["chance"], 4)}
+    paper = spec["table"].get("paper", {}).get(row)
+    if paper:
+        value = float(paper)
+        out["paper"] = value / 100 if value > 1 else value
+        out["paper_setting"] = spec["table"].get("paper_setting", "")
+    return out
+
+
+def ship(name, path, target):
+    spec = experiments()[name]
+    groups, _ = records(spec, path)
+    best = {}
+    for (row, steps), runs in groups.items():
+        if not row.startswith(spec["table"].get("ship", "")):
+            continue
+        for record in runs:
+            acc = accuracy(record)
+            kind = record["params"]["model"]
+            if acc is not None and (kind not in best or acc > best[kind][0]):
+                best[kind] = (acc, record, row, runs)
     os.makedirs(target, exist_ok=True)
-    for kind, (acc, stem, record, row) in sorted(best.items()):
-        shutil.copyfile(stem + ".safetensors", os.path.join(target, kind + ".safetensors"))
+    for kind, (acc, record, row, runs) in sorted(best.items()):
+        checkpoint = record["figures"]["checkpoint"]
+        stem = checkpoint[: -len(".safetensors")]
+        shutil.copyfile(checkpoint, os.path.join(target, kind + ".safetensors"))
         shutil.copyfile(stem + ".log.jsonl", os.path.join(target, kind + ".log.jsonl"))
+        params = record["params"]
         with open(os.path.join(target, kind + ".json"), "w", encoding="utf-8") as f:
-            json.dump({"experiment": name, "row": row["name"], "task": row["task"],
-                       "config": row["config"], **record,
-                       "expected": expected(exp, name, row, folder)}, f, indent=1)
+            json.dump({"experiment": name, "row": row, "task": params.get("task"),
+                       "config": params.get("set", {}), "seed": params.get("seed"),
+                       "wall_s": record["wall_s"], **record["figures"],
+                       "checkpoint": os.path.basename(checkpoint),
+                       "expected": expected(spec, name, row, runs)}, f, indent=1)
             f.write("\n")
         print(f"{kind}: {os.path.basename(stem)} ({100 * acc:.1f}%)")
+
+
+def run(name, out, workers, scheduler, overrides):
+    os.makedirs(out, exist_ok=True)
+    argv = [cli(), "sweep", spec_path(name), "--out", results_path(name, out)]
+    if workers:
+        argv += ["--workers", str(workers)]
+    if scheduler:
+        argv += ["--scheduler", scheduler]
+    for item in overrides:
+        argv += ["--set", item]
+    return subprocess.call(argv)
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("action", choices=["list", "run", "table", "ship"])
     p.add_argument("experiment", nargs="?")
-    p.add_argument("--out", default=os.path.join(ROOT, "results"))
-    p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--only", nargs="*", help="row names")
+    p.add_argument("--out", default=os.path.join(ROOT, "results"),
+                   help="the folder of the sweeps' outputs (default: results/)")
+    p.add_argument("--results", help="table/ship: this sweep output instead of "
+                   "OUT/<experiment>.jsonl")
+    p.add_argument("--models", default=os.path.join(ROOT, "examples", "models"),
+                   help="ship: the folder to ship to (default: examples/models/)")
+    p.add_argument("--workers", type=int, help="run: local worker processes (default: one "
+                   "per core)")
+    p.add_argument("--scheduler", help="run: a dask-scheduler's address instead of a local "
+                   "cluster")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="run: passed to lsrl sweep (e.g. steps=200)")
     args = p.parse_args()
+    known = experiments()
     if args.action == "list":
-        for name, exp in EXPERIMENTS.items():
-            runs = len(exp["rows"]) * len(exp["seeds"])
-            print(f"{name}: {exp['title']} ({runs} runs)")
+        for name, spec in known.items():
+            print(f"{name}: {spec['name']} (examples/sweeps/{name}.json)")
         return 0
-    if args.experiment not in EXPERIMENTS:
-        p.error(f"experiment must be one of {', '.join(EXPERIMENTS)}")
+    if args.experiment not in known:
+        p.error(f"experiment must be one of {', '.join(known)}")
     if args.action == "run":
-        run(args.experiment, args.out, args.jobs, args.only)
-    elif args.action == "ship":
-        ship(args.experiment, args.out)
+        return run(args.experiment, args.out, args.workers, args.scheduler, args.set)
+    path = args.results or results_path(args.experiment, args.out)
+    if not os.path.exists(path):
+        p.error(f"{path}: no sweep output (run.py run {args.experiment} writes it)")
+    if args.action == "ship":
+        ship(args.experiment, path, args.models)
     else:
-        table(args.experiment, args.out)
+        table(args.experiment, path)
     return 0
 
 

@@ -62,7 +62,8 @@ TEST_F(SweepCli, HelpIsTheModulesUsage) {
   const SubprocessResult r = sweep({"--help"});
   EXPECT_EQ(r.exitCode, 0) << r.err;
   EXPECT_EQ(r.out.rfind("usage: lsrl sweep ", 0), 0u) << r.out;
-  for (const char* option : {"--scheduler", "--out", "--workers", "--retries", "--cli", "--quiet"})
+  for (const char* option : {"--scheduler", "--out", "--workers", "--retries", "--cli", "--set",
+                             "--checkpoints", "--quiet"})
     EXPECT_NE(r.out.find(option), std::string::npos) << option << "\n" << r.out;
 }
 

@@ -167,19 +167,32 @@ class Sweeps(unittest.TestCase):
 
     def test_training_tasks_write_their_checkpoints(self):
         spec = {"job": "train", "model": "mingru", "steps": 3, "eval_samples": 8,
-                "log_every": 1, "checkpoints": self.path("runs"), "run": "mingru-s{seed}",
-                "set": {"layers": 1}, "grid": {"seed": [0, 1]}}
+                "log_every": 1, "run": "mingru-s{seed}", "set": {"layers": 1},
+                "grid": {"seed": [0, 1]}}
         out = self.path("train.jsonl")
         summary = lsrl.sweep.run(spec, out, workers=2, cli=ENV["LSRL_CLI"], progress=False)
         self.assertEqual(summary["done"], 2, lines(out))
         for record in lines(out):
             seed = record["params"]["seed"]
-            checkpoint = self.path(f"runs/mingru-s{seed}.safetensors")
+            # no "checkpoints" in the spec: beside the output
+            checkpoint = self.path(f"train.checkpoints/mingru-s{seed}.safetensors")
             self.assertEqual(record["figures"]["checkpoint"], checkpoint)
             self.assertTrue(os.path.exists(checkpoint))
-            self.assertTrue(os.path.exists(self.path(f"runs/mingru-s{seed}.log.jsonl")))
+            self.assertTrue(os.path.exists(checkpoint[: -len(".safetensors")] + ".log.jsonl"))
             self.assertEqual(record["figures"]["steps"], 3)
             self.assertIn("eval_accuracy", record["figures"])
+            self.assertIn(f"--seed {seed}", record["figures"]["command"])
+        # The same runs cut shorter into the same output would overwrite those checkpoints.
+        with self.assertRaisesRegex(lsrl.sweep.SpecError, "would overwrite .*mingru-s0"):
+            lsrl.sweep.run(spec, out, workers=1, cli=ENV["LSRL_CLI"], progress=False,
+                           overrides={"steps": 2})
+        self.assertEqual(len(lines(out)), 2)
+        # Into their own folder they run.
+        cut = lsrl.sweep.run(spec, out, workers=1, cli=ENV["LSRL_CLI"], progress=False,
+                             overrides={"steps": 2, "seed": 1},
+                             checkpoints=self.path("cut"))
+        self.assertEqual(cut["done"], 1)
+        self.assertTrue(os.path.exists(self.path("cut/mingru-s1.safetensors")))
 
     def test_bad_specs_are_named(self):
         for spec, message in [
@@ -190,12 +203,61 @@ class Sweeps(unittest.TestCase):
             ({"job": "noise", "program": "tok2tok"}, "needs \"seed\""),
             ({"job": "noise", "program": "tok2tok", "seed": 1, "colour": "red"},
              "no parameter \"colour\""),
-            ({"job": "train", "model": "mingru"}, "needs \"checkpoints\""),
+            ({"job": "train", "model": "mingru", "run": "{colour}"},
+             "\"run\" \"{colour}\" names what the task does not have"),
+            ({"job": "train", "model": "mingru", "grid": {"with": [3]}},
+             "every entry of grid axis \"with\" must be an object"),
+            ({"job": "train", "model": "mingru", "set": {"mode": "log"},
+              "grid": {"with": [{"set": {"mode": "parallel"}}]}},
+             "\"set.mode\" is set both by a \"with\" entry and elsewhere"),
+            ({"job": "train", "model": "mingru", "set": {"layers": 1},
+              "grid": {"set.layers": [2]}}, "both a fixed parameter and a grid axis"),
+            ({"job": "train", "model": "mingru", "steps": 4, "grid": {"steps.x": [1]}},
+             "\"steps.x\" needs \"steps\" to be an object"),
         ]:
             with self.subTest(message=message):
                 with self.assertRaisesRegex(lsrl.sweep.SpecError, message):
                     lsrl.sweep.run(spec, self.path("never.jsonl"), progress=False)
         self.assertFalse(os.path.exists(self.path("never.jsonl")))
+
+
+class SpecGrids(unittest.TestCase):
+    """How a spec's grid expands (no cluster): dotted axes, "with" entries, overrides."""
+
+    SPEC = {"job": "train", "model": "lattice", "steps": 10, "set": {"d": 16},
+            "grid": {"set.pairs": [4, 8],
+                     "with": [{"label": "dec", "set": {"mode": "nosr", "variant": "dec"}},
+                              {"label": "la", "set": {"mode": "linear_attention"}}],
+                     "seed": [0, 1]}}
+
+    def test_axes_expand_in_the_order_written(self):
+        points = lsrl.sweep.spec.points(self.SPEC)
+        self.assertEqual(len(points), 8)
+        self.assertEqual(points[0], {"model": "lattice", "steps": 10, "label": "dec", "seed": 0,
+                                     "set": {"d": 16, "pairs": 4, "mode": "nosr",
+                                             "variant": "dec"}})
+        self.assertEqual([(p["set"]["pairs"], p["label"], p["seed"]) for p in points[:4]],
+                         [(4, "dec", 0), (4, "dec", 1), (4, "la", 0), (4, "la", 1)])
+        self.assertNotIn("variant", points[2]["set"])
+        self.assertEqual(self.SPEC["set"], {"d": 16})  # the spec itself is left alone
+
+    def test_overrides_fix_parameters_and_replace_axes(self):
+        spec = lsrl.sweep.spec.override(self.SPEC, {"steps": 2, "seed": 0, "set.d": 8})
+        points = lsrl.sweep.spec.points(spec)
+        self.assertEqual(len(points), 4)
+        self.assertTrue(all(p["steps"] == 2 and p["seed"] == 0 and p["set"]["d"] == 8
+                            for p in points))
+        self.assertEqual(self.SPEC["steps"], 10)
+        for key in ("grid", "with", "checkpoints"):
+            with self.assertRaisesRegex(lsrl.sweep.SpecError, "cannot be overridden"):
+                lsrl.sweep.spec.override(self.SPEC, {key: 1})
+
+    def test_ids_change_with_any_parameter(self):
+        ids = [tid for tid, _ in lsrl.sweep.tasks(self.SPEC)]
+        cut = [tid for tid, _ in lsrl.sweep.tasks(lsrl.sweep.spec.override(self.SPEC,
+                                                                           {"steps": 2}))]
+        self.assertEqual(len(set(ids)), 8)
+        self.assertFalse(set(ids) & set(cut))
 
 
 if __name__ == "__main__":

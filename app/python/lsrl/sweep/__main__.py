@@ -3,6 +3,7 @@ line of lsrl.sweep; docs/sweeps.md). Exit 0 when every task is done, 1 when some
 (each is in the output with its error), 2 for a bad spec, 130 when interrupted."""
 
 import argparse
+import json
 import os
 import sys
 
@@ -27,8 +28,24 @@ def main(argv=None) -> int:
                    "before it is reported (default 1)")
     p.add_argument("--cli", help="the lsrl binary the workers run (default: $LSRL_CLI, or "
                    "the one beside this package)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="fix a parameter of every task (VALUE is JSON, else text; KEY may "
+                   "name an object's key, e.g. set.layers=2); a grid axis becomes that one "
+                   "value. Repeatable. E.g. --set steps=200 cuts a training sweep")
+    p.add_argument("--checkpoints", help="where training tasks write their checkpoints "
+                   "(default: the spec's \"checkpoints\", else RESULTS with .checkpoints for "
+                   ".jsonl)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = p.parse_args(argv)
+    overrides = {}
+    for item in args.set:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            p.error(f"--set needs KEY=VALUE, got {item!r}")
+        try:
+            overrides[key] = json.loads(text)
+        except json.JSONDecodeError:
+            overrides[key] = text
     if args.workers is not None and args.workers < 1:
         p.error("--workers must be at least 1")
     if args.retries < 0:
@@ -37,7 +54,8 @@ def main(argv=None) -> int:
         ".results.jsonl"
     try:
         summary = run(args.spec, out, scheduler=args.scheduler, workers=args.workers,
-                      cli=args.cli, retries=args.retries, progress=not args.quiet)
+                      cli=args.cli, retries=args.retries, progress=not args.quiet,
+                      overrides=overrides, checkpoints=args.checkpoints)
     except SpecError as e:
         sys.stderr.write(f"lsrl sweep: error: {e}\n")
         return 2

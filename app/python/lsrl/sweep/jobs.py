@@ -3,8 +3,10 @@ the job on one machine today (`lsrl noise`, `lsrl train`, `lsrl bench precision`
 a worker, with its output parsed into the task's figures.
 
 A job checks a task's parameters before anything runs (`check`), builds the command
-(`command`) and reads what the command wrote (`figures`). Both get the task's id and the
-spec's checkpoint folder (None unless the spec names one), which only training uses.
+(`command`), names the files it writes outside its own scratch folder (`outputs`) and reads
+what the command wrote (`figures`). They get the task's id and the sweep's checkpoint
+folder, which only training uses. Every job also takes "label", a free text that names the
+task in "run" formats and tables (docs/sweeps.md) and is passed to no command.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def _listed(value) -> str:
 
 
 def _unknown(params, known, kind, where):
-    extra = sorted(set(params) - set(known))
+    extra = sorted(set(params) - set(known) - {"label"})
     if extra:
         raise ValueError(f"{where}: a {kind} task has no parameter \"{extra[0]}\" (known: "
                          f"{', '.join(sorted(known))})")
@@ -46,6 +48,10 @@ class Noise:
 
     known = ("program", "seed", "variant", "variants", "sigma", "sigmas", "set", "precision",
              "optimize")
+
+    @staticmethod
+    def outputs(params, checkpoints, tid):
+        return []
 
     @staticmethod
     def check(params, where):
@@ -88,7 +94,7 @@ class Train:
     log_every, eval_samples, dtype, time_limit); run (the checkpoint's name, a format string
     over the parameters, default the task id). The checkpoint and its log go to the spec's
     "checkpoints" folder (written atomically by lsrl train). Figures: the run's last record
-    ("done": steps, eval_accuracy, …) and the checkpoint's path."""
+    ("done": steps, eval_accuracy, …), the checkpoint's path and the command."""
 
     known = ("model", "seed", "set", "run") + _TRAIN_OPTIONS
 
@@ -96,11 +102,20 @@ class Train:
     def check(params, where):
         _unknown(params, Train.known, "train", where)
         _need(params, "model", "train", where)
+        try:
+            Train.checkpoint(params, "", "0" * 16)
+        except (KeyError, IndexError, ValueError) as e:
+            raise ValueError(f"{where}: \"run\" {json.dumps(params.get('run'))} names what the "
+                             f"task does not have ({type(e).__name__}: {e})") from None
 
     @staticmethod
     def checkpoint(params, checkpoints, tid):
         name = params.get("run", "{id}").format(id=tid, **params)
         return os.path.join(checkpoints, name + ".safetensors")
+
+    @staticmethod
+    def outputs(params, checkpoints, tid):
+        return [Train.checkpoint(params, checkpoints, tid)]
 
     @staticmethod
     def command(params, cli, workdir, checkpoints, tid):
@@ -123,7 +138,9 @@ class Train:
         done = next((r for r in reversed(records) if r.get("event") == "done"), None)
         if done is None:
             raise RuntimeError("lsrl train printed no \"done\" record")
-        return dict(done, checkpoint=Train.checkpoint(params, checkpoints, tid))
+        argv = Train.command(params, "lsrl", workdir, checkpoints, tid)
+        return dict(done, checkpoint=Train.checkpoint(params, checkpoints, tid),
+                    command=" ".join(argv))
 
 
 class Precision:
@@ -135,6 +152,10 @@ class Precision:
     @staticmethod
     def check(params, where):
         _unknown(params, Precision.known, "precision", where)
+
+    @staticmethod
+    def outputs(params, checkpoints, tid):
+        return []
 
     @staticmethod
     def command(params, cli, workdir, checkpoints, tid):

@@ -14,7 +14,7 @@ import time
 import warnings
 
 from . import spec as specs
-from .jobs import run_task
+from .jobs import JOBS, run_task
 
 
 def default_cli() -> str:
@@ -92,6 +92,34 @@ def _append(out: str, record: dict) -> None:
         os.fsync(f.fileno())
 
 
+def checkpoint_folder(spec: dict, out: str) -> str:
+    """Where training tasks write: the spec's "checkpoints", else beside the output
+    (results.jsonl → results.checkpoints/)."""
+    if spec.get("checkpoints"):
+        return os.path.abspath(spec["checkpoints"])
+    stem = out[: -len(".jsonl")] if out.endswith(".jsonl") else out
+    return os.path.abspath(stem + ".checkpoints")
+
+
+def _refuse_overwrites(job, todo, done, checkpoints, out):
+    """A task must not write over a file that another task of the output wrote (the same
+    "run" name with other parameters, e.g. a cut rerun into the full run's output)."""
+    written = {}
+    for record in done.values():
+        path = (record.get("figures") or {}).get("checkpoint")
+        if path:
+            written[os.path.abspath(path)] = record["id"]
+    for tid, params in todo:
+        for path in JOBS[job].outputs(params, checkpoints, tid):
+            path = os.path.abspath(path)
+            if path in written:
+                raise specs.SpecError(
+                    f"task {json.dumps(params)} would overwrite {path}, written by the "
+                    f"finished task {written[path]} of {out}; give this sweep its own --out "
+                    "(or --checkpoints), or a \"run\" name that tells the two apart")
+            written[path] = tid
+
+
 def _client(scheduler, workers):
     from distributed import Client, LocalCluster  # Debian: python3-distributed
 
@@ -107,20 +135,27 @@ def _client(scheduler, workers):
 
 
 def run(spec, out, scheduler: str | None = None, workers: int | None = None,
-        cli: str | None = None, retries: int = 1, progress: bool = True) -> dict:
+        cli: str | None = None, retries: int = 1, progress: bool = True,
+        overrides: dict | None = None, checkpoints: str | None = None) -> dict:
     """Runs the spec's tasks that `out` does not hold as done; returns {"total", "skipped",
-    "done", "failed"}. `spec`: a dict or a spec file. Without `scheduler`
+    "done", "failed"}. `spec`: a dict or a spec file; `overrides` {key: value} fix
+    parameters ("steps", "set.layers"; an axis becomes that one value). Without `scheduler`
     ("tcp://host:8786"), a local cluster of `workers` processes (default: one per core).
-    A failed task is retried `retries` times, then written with its error; the others go
-    on. KeyboardInterrupt cancels the tasks in flight; what finished stays in `out`."""
+    Training writes to `checkpoints`, else the spec's, else beside `out`. A failed task is
+    retried `retries` times, then written with its error; the others go on.
+    KeyboardInterrupt cancels the tasks in flight; what finished stays in `out`."""
     if not isinstance(spec, dict):
-        spec = specs.load(spec)
+        spec = specs.load(spec, overrides)
     else:
+        if overrides:
+            spec = specs.override(spec, overrides)
         specs.check(spec)
     out = os.fspath(out)
+    folder = os.path.abspath(checkpoints) if checkpoints else checkpoint_folder(spec, out)
     todo_all = specs.tasks(spec)
     done = finished(out)
     todo = [(tid, params) for tid, params in todo_all if tid not in done]
+    _refuse_overwrites(spec["job"], todo, done, folder, out)
     summary = {"total": len(todo_all), "skipped": len(todo_all) - len(todo), "done": 0,
                "failed": 0}
     if not todo:
@@ -137,7 +172,7 @@ def run(spec, out, scheduler: str | None = None, workers: int | None = None,
         job = spec["job"]
         by_key = {}
         for tid, params in todo:
-            future = client.submit(run_task, job, tid, params, cli, spec.get("checkpoints"),
+            future = client.submit(run_task, job, tid, params, cli, folder,
                                    key=f"lsrl-sweep-{job}-{tid}", retries=retries, pure=False)
             futures.append(future)
             by_key[future.key] = (tid, params)
