@@ -120,31 +120,70 @@ def accuracy(record):
     return record["figures"].get("eval_accuracy")
 
 
+def metric_of(spec):
+    """The figure a table reports (table.metric, default the held-out accuracy), whether it
+    is shown as a percentage, and its sign (1: higher is better)."""
+    metric = spec["table"].get("metric", "eval_accuracy")
+    lower_better = "perplexity" in metric or "loss" in metric
+    return metric, "accuracy" in metric, -1 if lower_better else 1
+
+
+def _shown(value, percent):
+    return f"{100 * value:.1f}" if percent else f"{value:.3g}"
+
+
+def _age_bins(runs):
+    """The age bins of the runs' eval_accuracy_by_age, ordered by their lower bound."""
+    bins = {b for r in runs for b in (r["figures"].get("eval_accuracy_by_age") or {})}
+    return sorted(bins, key=lambda b: int(b.lstrip(">").split("-")[0]))
+
+
 def table(name, path):
     spec = experiments()[name]
     groups, failed = records(spec, path)
     paper = spec["table"].get("paper", {})
+    metric, percent, _ = metric_of(spec)
     samples = sorted({r["params"].get("eval_samples") for g in groups.values() for r in g},
                      key=str)
-    print(f"**{spec['name']}** (held-out accuracy over {', '.join(map(str, samples))} "
-          f"samples; {path})\n")
-    print("| row | steps | paper | ours: mean ± std | per seed | wall per run |")
-    print("|---|---|---|---|---|---|")
-    for key in ordered(spec, groups):
+    what = "held-out accuracy" if metric == "eval_accuracy" else f"held-out {metric}"
+    print(f"**{spec['name']}** ({what} over {', '.join(map(str, samples))} samples; "
+          f"{path})\n")
+    print("| row | steps | paper | ours: mean ± std | median [min, max] | per seed | "
+          "wall per run |")
+    print("|---|---|---|---|---|---|---|")
+    keys = ordered(spec, groups)
+    for key in keys:
         row, steps = key
-        runs = groups[key]
-        accs = [accuracy(r) for r in runs if accuracy(r) is not None]
-        if not accs:
+        runs = [r for r in groups[key] if r["figures"].get(metric) is not None]
+        if not runs:
             continue
-        std = statistics.stdev(accs) if len(accs) > 1 else 0.0
-        seeds = " / ".join(f"{100 * accuracy(r):.1f} (s{r['params'].get('seed')})"
-                           for r in runs)
+        values = [r["figures"][metric] for r in runs]
+        std = statistics.stdev(values) if len(values) > 1 else 0.0
+        seeds = " / ".join(f"{_shown(r['figures'][metric], percent)} "
+                           f"(s{r['params'].get('seed')})" for r in runs)
         wall = statistics.mean(r["wall_s"] for r in runs)
-        print(f"| {row} | {steps} | {paper.get(row, '-')} | {100 * statistics.mean(accs):.1f} "
-              f"± {100 * std:.1f} | {seeds} | {_minutes(wall)} |")
+        print(f"| {row} | {steps} | {paper.get(row, '-')} | "
+              f"{_shown(statistics.mean(values), percent)} ± {_shown(std, percent)} | "
+              f"{_shown(statistics.median(values), percent)} [{_shown(min(values), percent)}, "
+              f"{_shown(max(values), percent)}] | {seeds} | {_minutes(wall)} |")
     for row in paper:
         if not any(k[0] == row for k in groups):
-            print(f"| {row} | | {paper[row]} | (not run) | | |")
+            print(f"| {row} | | {paper[row]} | (not run) | | | |")
+    bins = _age_bins([r for g in groups.values() for r in g])
+    if bins:
+        print("\nAccuracy (%) by age, the tokens since the queried pair was written: median "
+              "over the seeds [min, max]\n")
+        print("| row | steps | " + " | ".join(bins) + " |")
+        print("|---|---|" + "---|" * len(bins))
+        for row, steps in keys:
+            cells = []
+            for b in bins:
+                accs = [r["figures"]["eval_accuracy_by_age"][b]["accuracy"]
+                        for r in groups[(row, steps)]
+                        if b in (r["figures"].get("eval_accuracy_by_age") or {})]
+                cells.append(f"{100 * statistics.median(accs):.1f} [{100 * min(accs):.0f}, "
+                             f"{100 * max(accs):.0f}]" if accs else "")
+            print(f"| {row} | {steps} | " + " | ".join(cells) + " |")
     if failed:
         print(f"\n{len(failed)} run(s) failed:")
         for r in failed:

@@ -82,8 +82,10 @@ class Experiments(unittest.TestCase):
             if acc is None:
                 return {"job": "train", "status": "failed", "params": params,
                         "error": "TaskFailed: boom"}
+            ages = {"1-8": {"accuracy": acc, "targets": 10},
+                    "17-32": {"accuracy": acc / 2, "targets": 4}}
             return {"job": "train", "status": "ok", "params": params, "wall_s": 90,
-                    "figures": {"eval_accuracy": acc}}
+                    "figures": {"eval_accuracy": acc, "eval_accuracy_by_age": ages}}
 
         out = os.path.join(self.tmp, "recall.jsonl")
         with open(out, "w", encoding="utf-8") as f:
@@ -94,11 +96,15 @@ class Experiments(unittest.TestCase):
             f.write('{"job": "train", "status": "ok", "par')  # cut short by a crash
         r = run_py("table", "recall", "--results", out)
         self.assertEqual(r.returncode, 0, r.stderr)
-        rows = [line.split(" | ")[0][2:] for line in r.stdout.splitlines()
+        main, ages = r.stdout.split("by age")
+        rows = [line.split(" | ")[0][2:] for line in main.splitlines()
                 if line.startswith("| ") and not line.startswith("| row")]
         self.assertEqual(rows, ["nosr-dec-p4", "nosr-dec-p8", "delta-p8"])
-        self.assertIn("| nosr-dec-p8 | 20 | - | 50.0 ± 35.4 | 75.0 (s0) / 25.0 (s1) | 1.5 min |",
-                      r.stdout)
+        self.assertIn("| nosr-dec-p8 | 20 | - | 50.0 ± 35.4 | 50.0 [25.0, 75.0] | "
+                      "75.0 (s0) / 25.0 (s1) | 1.5 min |", r.stdout)
+        # the accuracy by age: bins ordered by their lower bound, median [min, max]
+        self.assertIn("| row | steps | 1-8 | 17-32 |", ages)
+        self.assertIn("| nosr-dec-p8 | 20 | 50.0 [25, 75] | 25.0 [12, 38] |", ages)
         self.assertIn("1 run(s) failed:\n- linear_attention-p4 seed 0: TaskFailed: boom",
                       r.stdout)
 
