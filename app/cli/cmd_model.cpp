@@ -1,6 +1,7 @@
 // lsrl model list | run NAME [...] | eval NAME [...] | save NAME -o W.safetensors: the seed
 // architectures (core/seed_models) from the command line.
 #include <chrono>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -59,6 +60,24 @@ int seedOf(const Args& args) {
   return args.has("seed") ? parseIntValue(args.get("seed"), "--seed", 0, 1 << 30) : 0;
 }
 
+// JSON has no NaN or infinity: a loss that is not finite is null.
+nlohmann::ordered_json finiteOrNull(double x) {
+  return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr);
+}
+
+// {"1-8": {"accuracy", "targets"}, ...}: the age bins with targets in them.
+nlohmann::ordered_json accuracyByAge(const seed_models::Score& score) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (int b = 0; b < seed_models::kAgeBins; ++b) {
+    const seed_models::TargetCount& c = score.byAge[static_cast<size_t>(b)];
+    if (c.total == 0) continue;
+    out[seed_models::ageBinName(b)] = {
+        {"accuracy", static_cast<double>(c.right) / static_cast<double>(c.total)},
+        {"targets", c.total}};
+  }
+  return out;
+}
+
 int evalModel(const Args& args, const std::string& kind, const seed_models::SeedModel& model,
               const nlohmann::json& metadata, std::ostream& out) {
   const std::string task =
@@ -90,6 +109,10 @@ int evalModel(const Args& args, const std::string& kind, const seed_models::Seed
   result["accuracy"] = score.accuracy();
   result["right"] = score.right;
   result["targets"] = score.total;
+  const double loss = score.meanLoss();
+  result["loss"] = finiteOrNull(loss);
+  result["perplexity"] = finiteOrNull(std::exp(loss));
+  if (score.hasAges()) result["accuracy_by_age"] = accuracyByAge(score);
   result["wall_s"] = wall;
   result["samples_per_s"] = wall > 0 ? samples / wall : 0.0;
   if (args.has("profile")) {
@@ -134,7 +157,10 @@ int cmdModel(const Argv& argv, std::ostream& out) {
       "JSON with named arrays. `eval` scores a model on N samples (seeds S, S+1, ...) of a\n"
       "task with targets (default: a checkpoint's training task) and prints {\"model\",\n"
       "\"task\", \"samples\", \"accuracy\", ..., \"wall_s\", \"samples_per_s\"}: accuracy is the\n"
-      "fraction of target tokens whose largest output is the target. On the cpu the samples\n"
+      "fraction of target tokens whose largest output is the target, loss their mean\n"
+      "cross-entropy (natural log; null when not finite) and perplexity exp(loss); a task\n"
+      "with ages (mqar, assoc_recall) adds accuracy_by_age {\"1-8\": {\"accuracy\",\n"
+      "\"targets\"}, ...}, the tokens since the answer was given. On the cpu the samples\n"
       "run one per thread on all cores; on vulkan one device runs them in batches of\n"
       "--batch N (default 256; the same samples and totals whatever N); --profile adds\n"
       "where the time went: the device's dispatches, barriers, submissions and copies, the\n"

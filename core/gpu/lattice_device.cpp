@@ -5,10 +5,12 @@
 #include <span>
 #include <string>
 
+#include "core/gpu/embed_and_head.h"
 #include "core/gpu/kernel_support.h"
 #include "core/gpu/row_tiles.h"
 #include "core/gpu/workgroups.h"
 #include "core/util/error.h"
+#include "core/util/parallel_for.h"
 
 namespace lsrl::gpu {
 
@@ -60,26 +62,20 @@ struct DevicePass {
   std::vector<float> diag;   // [b][h][t][HeadShape::diag()]
 };
 
-// Each head's tokens [k, v, q, γ, μ] (as the model's direct input), [b][t][h][token].
-std::vector<float> packTokens(const LatticeModel& model, std::span<const Sequence> seqs,
-                              size_t first, size_t T) {
-  const HeadShape s = headShape(model.settings());
-  const size_t H = static_cast<size_t>(model.settings().heads), W = s.token();
-  std::vector<float> out(seqs.size() * T * H * W);
-  for (size_t b = 0; b < seqs.size(); ++b)
-    for (size_t h = 0; h < H; ++h) {
-      std::vector<LatticeToken> tokens;
-      try {
-        tokens = model.headTokens(seqs[b], static_cast<int>(h));
-      } catch (const Error& e) {
-        throw Error(std::string(kLatticeOnVulkan) + ": sequence " + std::to_string(first + b) +
-                    ": " + e.what());
-      }
+// Each head's tokens of one layer [k, v, q, γ, μ] (as the model's direct input), from
+// tokens[b][h][t], as [b][t][h][token].
+using HeadsTokens = std::vector<std::vector<LatticeToken>>;  // [head][t]
+std::vector<float> packTokens(const LatticeConfig& c, std::span<const HeadsTokens> tokens,
+                              size_t T) {
+  const HeadShape s = headShape(c);
+  const size_t H = static_cast<size_t>(c.heads), W = s.token();
+  std::vector<float> out(tokens.size() * T * H * W);
+  for (size_t b = 0; b < tokens.size(); ++b)
+    for (size_t h = 0; h < H; ++h)
       for (size_t t = 0; t < T; ++t) {
-        const Vector row = seed_models::packLatticeToken(tokens[t]);
+        const Vector row = seed_models::packLatticeToken(tokens[b][h][t]);
         std::copy(row.begin(), row.end(), out.begin() + ((b * T + t) * H + h) * W);
       }
-    }
   return out;
 }
 
@@ -145,8 +141,8 @@ size_t sharedFloats(const HeadShape& s, bool chunked) {
   return s.slots() + 2 * (chunked ? s.slots() : 1) + 2 * s.m + 3 * s.d + 2;
 }
 
-DevicePass runPass(Device& dev, const LatticeModel& model, std::span<const float> tokens, size_t B,
-                   size_t T, bool trace) {
+DevicePass runPass(Device& dev, const LatticeModel& model, int layer, std::span<const float> tokens,
+                   size_t B, size_t T, bool trace) {
   const LatticeConfig& c = model.settings();
   const HeadShape s = headShape(c);
   const size_t H = static_cast<size_t>(c.heads);
@@ -165,7 +161,7 @@ DevicePass runPass(Device& dev, const LatticeModel& model, std::span<const float
 
   std::vector<float> s0;
   for (int h = 0; h < c.heads; ++h) {
-    const LatticeSlots S = model.initialSlots(h);
+    const LatticeSlots S = model.initialSlots(h, layer);
     s0.insert(s0.end(), S.data.begin(), S.data.end());
   }
   DevicePass out;
@@ -229,10 +225,12 @@ Sequence mixerRows(const std::vector<float>& y, size_t b, size_t T, size_t width
   return rows;
 }
 
-// Head h's trace from the device's pass (one sequence): the device's arrays put into the
-// reference step's outputs, the others derived by latticeStep from the device's slots.
-void addHeadTrace(seed_models::Trace& trace, const LatticeModel& model, const Sequence& input,
-                  const DevicePass& pass, int head) {
+// Head `head`'s steps and S_1..S_T from a pass whose sequence 0 is traced: the device's
+// arrays put into the reference step's outputs, the others derived by latticeStep from the
+// device's slots.
+void deviceHeadSteps(const LatticeModel& model, int layer, int head,
+                     const std::vector<LatticeToken>& tokens, const DevicePass& pass,
+                     std::vector<LatticeStepOut>& steps, std::vector<LatticeSlots>& slots) {
   const LatticeConfig& c = model.settings();
   const HeadShape s = headShape(c);
   const LatticeOptions& o = c.options;
@@ -240,15 +238,12 @@ void addHeadTrace(seed_models::Trace& trace, const LatticeModel& model, const Se
   if (c.chunk > 1) raw.mode = LatticeMode::Osr;
   const bool enc =
       seed_models::latticeIsOrthogonal(o.mode) && o.variant == seed_models::LatticeVariant::Enc;
-  const std::vector<LatticeToken> tokens = model.headTokens(input, head);
   const size_t T = tokens.size(), H = static_cast<size_t>(c.heads);
   auto values = [](const std::vector<float>& from, size_t at, size_t n) {
     return Vector(from.begin() + static_cast<std::ptrdiff_t>(at),
                   from.begin() + static_cast<std::ptrdiff_t>(at + n));
   };
-  std::vector<LatticeStepOut> steps;
-  std::vector<LatticeSlots> slots;
-  const LatticeSlots initial = model.initialSlots(head);
+  const LatticeSlots initial = model.initialSlots(head, layer);
   for (size_t t = 0; t < T; ++t) {
     const size_t step = static_cast<size_t>(head) * T + t;
     const size_t t0 = t - t % static_cast<size_t>(c.chunk);
@@ -267,7 +262,36 @@ void addHeadTrace(seed_models::Trace& trace, const LatticeModel& model, const Se
     out.lossAfter = seed_models::latticeLoss(slots.back(), tokens[t], o);
     steps.push_back(std::move(out));
   }
-  model.addHeadTrace(trace, head, tokens, steps, slots);
+}
+
+// The model's forward pass over sequences of one length (LatticeModel's steps, with each
+// layer's recurrence on the device); with `trace` (one sequence), that sequence's arrays.
+std::vector<Sequence> forward(Device& dev, const LatticeModel& model,
+                              std::span<const Sequence> seqs, seed_models::Trace* trace) {
+  const LatticeConfig& c = model.settings();
+  const size_t T = seqs[0].size(), H = static_cast<size_t>(c.heads), width = H * c.d;
+  std::vector<Sequence> xs = embedOneLength(model, seqs, kLatticeOnVulkan);
+  const size_t per = sequencesPerPass(dev.info(), c, T, trace != nullptr);
+  for (int l = 0; l < c.layerCount(); ++l) {
+    std::vector<Sequence> mixed(xs.size());
+    for (size_t first = 0; first < xs.size(); first += per) {
+      const size_t n = std::min(per, xs.size() - first);
+      // The host's float64 projections, a sequence per core.
+      std::vector<HeadsTokens> tokens(n);
+      parallelFor(n, [&](size_t b) { tokens[b] = model.layerInputs(l, xs[first + b]); });
+      const DevicePass pass =
+          runPass(dev, model, l, packTokens(c, tokens, T), n, T, trace != nullptr);
+      for (size_t b = 0; b < n; ++b) mixed[first + b] = mixerRows(pass.y, b, T, width);
+      if (!trace || first > 0) continue;
+      std::vector<std::vector<LatticeStepOut>> steps(H);
+      std::vector<std::vector<LatticeSlots>> slots(H);
+      for (size_t h = 0; h < H; ++h)
+        deviceHeadSteps(model, l, static_cast<int>(h), tokens[0][h], pass, steps[h], slots[h]);
+      model.addLayerTrace(*trace, l, tokens[0], steps, slots, mixed[0]);
+    }
+    parallelFor(xs.size(), [&](size_t b) { xs[b] = model.layerOutput(l, xs[b], mixed[b]); });
+  }
+  return headWithTrace(model, xs, trace);
 }
 
 }  // namespace
@@ -280,51 +304,20 @@ uint32_t latticeStepsPerDispatch(const DeviceInfo& info, const LatticeConfig& c,
 
 Sequence runLatticeOnDevice(Device& dev, const LatticeModel& model, const Sequence& input,
                             seed_models::Trace* trace) {
-  const LatticeConfig& c = model.settings();
-  seed_models::requireWidth("lattice", input, model.inputWidth());
-  const size_t T = input.size(), width = static_cast<size_t>(c.heads) * c.d;
-  sequencesPerPass(dev.info(), c, T, trace != nullptr);  // one must fit
-  const std::vector<float> tokens = packTokens(model, {&input, 1}, 0, T);
-  const DevicePass pass = runPass(dev, model, tokens, 1, T, trace != nullptr);
-  const Sequence mixed = mixerRows(pass.y, 0, T, width);
-  const Sequence out = model.blockOutput(input, mixed);
-  if (trace) {
-    for (int h = 0; h < c.heads; ++h) addHeadTrace(*trace, model, input, pass, h);
-    auto flat = [](const Sequence& rows) {
-      Vector v;
-      for (const Vector& row : rows) v.insert(v.end(), row.begin(), row.end());
-      return v;
-    };
-    const auto T64 = static_cast<int64_t>(T);
-    if (c.outputGate) trace->add("mixer_output", {T64, int64_t(width)}, flat(mixed));
-    trace->add("output", {T64, model.outputWidth()}, flat(out));
-  }
-  return out;
+  return forward(dev, model, {&input, 1}, trace)[0];
 }
 
 std::vector<Sequence> runLatticeOnDevice(Device& dev, const LatticeModel& model,
                                          const std::vector<Sequence>& batch) {
   if (batch.empty()) return {};
-  const LatticeConfig& c = model.settings();
-  const size_t T = batch[0].size(), width = static_cast<size_t>(c.heads) * c.d;
+  const size_t T = batch[0].size();
   for (size_t b = 0; b < batch.size(); ++b)
     if (batch[b].size() != T)
       throw Error(std::string(kLatticeOnVulkan) + ": sequence " + std::to_string(b) + " has " +
                   std::to_string(batch[b].size()) + " tokens, sequence 0 has " + std::to_string(T) +
                   " (a batch needs one length)");
   if (T == 0) return std::vector<Sequence>(batch.size());
-  std::vector<Sequence> outs;
-  outs.reserve(batch.size());
-  const size_t per = sequencesPerPass(dev.info(), c, T, false);
-  for (size_t first = 0; first < batch.size(); first += per) {
-    const size_t n = std::min(per, batch.size() - first);
-    const std::span<const Sequence> tile(batch.data() + first, n);
-    const std::vector<float> tokens = packTokens(model, tile, first, T);
-    const DevicePass pass = runPass(dev, model, tokens, n, T, false);
-    for (size_t b = 0; b < n; ++b)
-      outs.push_back(model.blockOutput(tile[b], mixerRows(pass.y, b, T, width)));
-  }
-  return outs;
+  return forward(dev, model, batch, nullptr);
 }
 
 }  // namespace lsrl::gpu

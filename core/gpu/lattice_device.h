@@ -6,9 +6,13 @@
 // left in a device buffer (lavapipe silently stops a shader's loops after 65,535 iterations
 // per invocation, and drivers' watchdogs end long dispatches).
 //
-// On the host: the per-token projections (k, v, q, γ, μ from x, in float64 by
-// LatticeModel::headTokens, then rounded to fp32 and uploaded) and the output gate of §1.8
-// (float64, from the device's y). The trace has the CPU reference's array names and shapes:
+// On the host, through LatticeModel's steps (embed, layerInputs, layerOutput, head: the
+// code run() uses, in float64): the per-token projections (k, v, q, γ, μ with §1.8's conv and
+// l2 keys, LatticeModel::headTokens, then rounded to fp32 and uploaded), the output gate of
+// §1.8 (from the device's y), and with input "tokens" (§1.8a) the embedding, LayerNorms,
+// residuals, MLP and head around each layer's recurrence, one device pass per layer (layer
+// l ≥ 1 reads the stream built from layer l − 1's fp32 y). The trace has the CPU
+// reference's array names and shapes (layer l ≥ 1's under "layer<l>/"):
 //   from the device: y, slots (S_t), incoming (h_t), error, write_strength (α), beta,
 //     pre_norms (‖s̃‖), guarded; slots_initial, k, v, q, gamma, mu are the uploaded inputs;
 //   derived on the host in float64 from the device's slots: parallel, orthogonal, delta,

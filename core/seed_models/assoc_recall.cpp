@@ -53,6 +53,7 @@ AssocRecallSample assocRecallSample(const AssocRecallParams& p, uint64_t seed) {
   for (int i = 0; i < p.pairs; ++i) {
     s.rows.push_back(row(keys[sz(i)], values[sz(i)]));
     s.targets.push_back(-1);
+    s.ages.push_back(-1);
   }
   // Distinct stored pairs while they last, then a fresh shuffle of them again.
   std::vector<int> order;
@@ -63,6 +64,7 @@ AssocRecallSample assocRecallSample(const AssocRecallParams& p, uint64_t seed) {
     }
     const int pair = order.back();
     order.pop_back();
+    s.ages.push_back(static_cast<int>(s.rows.size()) - pair);  // pair i was written at token i
     s.rows.push_back(row(keys[sz(pair)], -1));
     s.targets.push_back(values[sz(pair)]);
   }

@@ -7,6 +7,8 @@
 // query is [one-hot key | 0]. The keys of one sequence are distinct (drawn from `keys`
 // ids), values are uniform and may repeat. Queries ask for distinct stored pairs while
 // there are enough, in random order. Targets: the value id at each query, −1 at writes.
+// Ages: at each query, the tokens since its pair's write (query position − write position,
+// ≥ 1), −1 at writes.
 //
 //   AssocRecallParams p{.keys = 16, .values = 8, .pairs = 6, .queries = 4};
 //   AssocRecallSample s = assocRecallSample(p, 7);   // s.rows [10][24], s.targets [10]
@@ -32,6 +34,7 @@ struct AssocRecallParams {
 struct AssocRecallSample {
   Sequence rows;             // [pairs + queries][keys + values]
   std::vector<int> targets;  // value id at each query, −1 at writes
+  std::vector<int> ages;     // tokens since the queried pair's write, −1 at writes
 };
 
 // Throws lsrl::Error "associative recall: ..." for keys or values < 1, pairs < 1, more

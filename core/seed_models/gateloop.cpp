@@ -15,11 +15,6 @@ namespace {
 
 constexpr int kTraceAttentionMaxSteps = 256;  // attention traces are [H][T][T]
 
-void addInto(Sequence& x, const Sequence& delta) {
-  for (size_t t = 0; t < x.size(); ++t)
-    for (size_t i = 0; i < x[t].size(); ++i) x[t][i] += delta[t][i];
-}
-
 std::vector<double> interleave(const std::vector<Complex>& z) {
   std::vector<double> out(2 * z.size());
   for (size_t i = 0; i < z.size(); ++i) {

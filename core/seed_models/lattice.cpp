@@ -1,97 +1,21 @@
 #include "core/seed_models/lattice.h"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "core/io/json_util.h"
 #include "core/seed_models/dense_layers.h"
 #include "core/seed_models/lattice_demos.h"
+#include "core/seed_models/model_helpers.h"
+#include "core/seed_models/scored_tasks.h"
 #include "core/util/error.h"
 
 namespace lsrl::seed_models {
 
 namespace {
 
-using Json = nlohmann::json;
-
-constexpr double kMaxLatticeElements = 1e6;
-
-[[noreturn]] void badKey(const std::string& key, const std::string& why) {
-  throw Error("lattice config: \"" + key + "\" " + why);
-}
-
-int getInt(const Json& j, const std::string& key, int fallback) {
-  if (!j.contains(key)) return fallback;
-  const Json& v = j[key];
-  long long x = 0;  // an unsigned 2^63 is no int64_t: io::jsonInteger refuses it
-  if (!io::jsonInteger(v, x) || x < 1 || x > kMaxLatticeElements)
-    badKey(key, "must be an integer between 1 and 1000000, got " + io::describeJson(v));
-  return static_cast<int>(x);
-}
-
-double getNumber(const Json& j, const std::string& key, double fallback) {
-  if (!j.contains(key)) return fallback;
-  const Json& v = j[key];
-  if (!v.is_number() || !std::isfinite(v.get<double>()))
-    badKey(key, "must be a finite number, got " + io::describeJson(v));
-  return v.get<double>();
-}
-
-std::string getName(const Json& j, const std::string& key, const std::string& fallback) {
-  if (!j.contains(key)) return fallback;
-  if (!j[key].is_string()) badKey(key, "must be a string, got " + io::describeJson(j[key]));
-  return j[key].get<std::string>();
-}
-
-void requireOneOf(const std::string& key, const std::string& value,
-                  const std::vector<std::string>& allowed) {
-  std::string list;
-  for (const std::string& a : allowed) {
-    if (value == a) return;
-    list += (list.empty() ? "" : ", ") + a;
-  }
-  badKey(key, "is \"" + value + "\", expected one of " + list);
-}
-
-// One of an enum's names (E(0) .. E(count − 1)), or the fallback when the key is missing.
-template <class E>
-E getEnum(const Json& j, const std::string& key, E fallback, int count, const char* (*name)(E)) {
-  const std::string value = getName(j, key, name(fallback));
-  std::vector<std::string> allowed;
-  for (int i = 0; i < count; ++i) {
-    if (value == name(static_cast<E>(i))) return static_cast<E>(i);
-    allowed.emplace_back(name(static_cast<E>(i)));
-  }
-  requireOneOf(key, value, allowed);  // throws
-  return fallback;
-}
-
-// The tensors a config needs, in file order.
-std::vector<WeightSpec> weightSpecs(const LatticeConfig& c) {
-  const int64_t H = c.heads, m = c.m, d = c.d, x = c.dIn;
-  std::vector<WeightSpec> s;
-  if (c.input == "projected") {
-    s = {{"w_k", {H, m, x}}, {"b_k", {H, m}},    {"w_v", {H, d, x}},
-         {"b_v", {H, d}},    {"w_q", {H, m, x}}, {"b_q", {H, m}}};
-    if (c.gammaMode == "sigmoid") {
-      s.push_back({"w_gamma", {H, x}});
-      s.push_back({"b_gamma", {H}});
-    }
-    if (c.muMode == "sigmoid") {
-      s.push_back({"w_mu", {H, x}});
-      s.push_back({"b_mu", {H}});
-    }
-  }
-  s.push_back({"s0", {H, m, d}});
-  if (c.outputGate) {
-    s.push_back({"w_g", {H * d, x}});
-    s.push_back({"b_g", {H * d}});
-    s.push_back({"w_o", {x, H * d}});
-    s.push_back({"b_o", {x}});
-  }
-  return s;
-}
+constexpr double kQkNormEps = 1e-6;  // §1.8: k / sqrt(kᵀk + 1e-6)
 
 double sigmoid(double z) { return 1 / (1 + std::exp(-z)); }
 
@@ -102,18 +26,44 @@ double affine(const double* w, const Vector& x, double b) {
   return s;
 }
 
-Vector linear(const Tensor& w, const Tensor& b, int head, int rows, const Vector& x,
-              const std::string& act) {
-  Vector out(rows);
-  const size_t cols = x.size();
+// Head `head`'s rows of a per-head projection [H][rows][X] applied to x: W x + b.
+Vector preactivation(const Tensor& w, const Tensor& b, int head, int rows, const Vector& x) {
+  Vector out(sz(rows));
   for (int r = 0; r < rows; ++r) {
-    const size_t row = static_cast<size_t>(head) * rows + r;
-    double z = affine(w.data.data() + row * cols, x, b.data[row]);
-    if (act == "silu") z *= sigmoid(z);
-    if (act == "tanh") z = std::tanh(z);
-    out[r] = z;
+    const size_t row = sz(head) * sz(rows) + sz(r);
+    out[sz(r)] = affine(w.data.data() + row * x.size(), x, b.data[row]);
   }
   return out;
+}
+
+Vector applyActivation(Vector z, const std::string& act) {
+  for (double& v : z) {
+    if (act == "silu") v *= sigmoid(v);
+    if (act == "tanh") v = std::tanh(v);
+  }
+  return z;
+}
+
+// §1.8's causal depthwise conv over time of head `head`'s rows z [T][c] with w [H][c][K]:
+// out_t[c] = Σ_{j<K} w[head][c][j] z_{t−j}[c], nothing before the first token.
+Sequence causalConv(const Sequence& z, const Tensor& w, int head) {
+  const size_t K = sz(w.shape[2]);
+  Sequence out(z.size());
+  for (size_t t = 0; t < z.size(); ++t) {
+    out[t].assign(z[t].size(), 0.0);
+    for (size_t c = 0; c < z[t].size(); ++c) {
+      const double* taps = w.data.data() + (sz(head) * z[t].size() + c) * K;
+      for (size_t j = 0; j < K && j <= t; ++j) out[t][c] += taps[j] * z[t - j][c];
+    }
+  }
+  return out;
+}
+
+void l2Normalise(Vector& v) {
+  double n2 = 0;
+  for (const double x : v) n2 += x * x;
+  const double inv = 1 / std::sqrt(n2 + kQkNormEps);
+  for (double& x : v) x *= inv;
 }
 
 // Pairwise cosines of the slots (0 with a slot shorter than ε).
@@ -135,113 +85,71 @@ Vector slotCosines(const LatticeSlots& S, double eps) {
   return out;
 }
 
+// Where layer `layer`'s mixer tensors are ("layers.<l>." with tokens) and its trace arrays.
+std::string mixerPrefix(const LatticeConfig& c, int layer) {
+  return c.tokens() ? "layers." + std::to_string(layer) + "." : "";
+}
+std::string tracePrefix(int layer) {
+  return layer == 0 ? "" : "layer" + std::to_string(layer) + "/";
+}
+
+// One layer's mixer tensors, looked up once per call rather than per token.
+struct MixerWeights {
+  const Tensor *wK, *bK, *wV, *bV, *wQ, *bQ;
+  const Tensor *wGamma = nullptr, *bGamma = nullptr, *wMu = nullptr, *bMu = nullptr;
+  const Tensor *convK = nullptr, *convQ = nullptr;
+  const Tensor *wG = nullptr, *bG = nullptr, *wO = nullptr, *bO = nullptr;
+};
+
+MixerWeights mixerWeights(const LatticeModel& model, int layer) {
+  const LatticeConfig& c = model.settings();
+  const std::string p = mixerPrefix(c, layer);
+  auto at = [&](const char* name) { return &model.weight(p + name); };
+  MixerWeights w{at("w_k"), at("b_k"), at("w_v"), at("b_v"), at("w_q"), at("b_q")};
+  if (c.gammaMode == "sigmoid") {
+    w.wGamma = at("w_gamma");
+    w.bGamma = at("b_gamma");
+  }
+  if (c.muMode == "sigmoid") {
+    w.wMu = at("w_mu");
+    w.bMu = at("b_mu");
+  }
+  if (c.conv > 0) {
+    w.convK = at("conv_k");
+    w.convQ = at("conv_q");
+  }
+  if (c.gated()) {
+    w.wG = at("w_g");
+    w.bG = at("b_g");
+    w.wO = at("w_o");
+    w.bO = at("b_o");
+  }
+  return w;
+}
+
+// §1.8 [E]: W_o (y ⊙ GeLU(W_g u + b_g)) + b_o per token, y the heads' outputs side by side.
+Sequence gatedOutput(const MixerWeights& w, const Sequence& u, const Sequence& mixed) {
+  Sequence out(mixed.size());
+  for (size_t t = 0; t < mixed.size(); ++t) {
+    Vector gated = linear(*w.wG, w.bG, u[t]);
+    for (size_t r = 0; r < gated.size(); ++r) gated[r] = mixed[t][r] * gelu(gated[r]);
+    out[t] = linear(*w.wO, w.bO, gated);
+  }
+  return out;
+}
+
+Sequence normedRows(const LatticeModel& model, const std::string& name, const Sequence& rows) {
+  const Tensor &gain = model.weight(name + ".weight"), &bias = model.weight(name + ".bias");
+  Sequence out;
+  out.reserve(rows.size());
+  for (const Vector& r : rows) out.push_back(layerNorm(gain, bias, r));
+  return out;
+}
+
+// Set while scoredSample runs for this thread: it must not come back here for the input.
+thread_local bool inScoredSample = false;
+
 }  // namespace
-
-Json LatticeConfig::toJson() const {
-  return {{"heads", heads},
-          {"d_in", dIn},
-          {"d", d},
-          {"m", m},
-          {"seed", seed},
-          {"input", input},
-          {"mode", latticeModeName(options.mode)},
-          {"variant", latticeVariantName(options.variant)},
-          {"beta", latticeBetaName(options.beta)},
-          {"lambda", options.lambda},
-          {"eps", options.eps},
-          {"chunk", chunk},
-          {"init", init},
-          {"gamma_mode", gammaMode},
-          {"gamma", gamma},
-          {"mu_mode", muMode},
-          {"mu", mu},
-          {"activation", activation},
-          {"output_gate", outputGate},
-          {"recall_pairs", recallPairs},
-          {"recall_queries", recallQueries}};
-}
-
-LatticeConfig LatticeConfig::fromJson(const Json& json) {
-  if (!json.is_object())
-    throw Error("lattice config: expected a JSON object, got " + io::describeJson(json));
-  const LatticeConfig def;
-  const Json known = def.toJson();
-  for (const auto& [key, value] : json.items())
-    if (!known.contains(key)) badKey(key, "is not a lattice config key");
-  LatticeConfig c;
-  c.heads = getInt(json, "heads", def.heads);
-  c.dIn = getInt(json, "d_in", def.dIn);
-  c.d = getInt(json, "d", def.d);
-  c.m = getInt(json, "m", def.m);
-  if (json.contains("seed")) {
-    const auto& seed = json["seed"];
-    if (!seed.is_number_integer() || (!seed.is_number_unsigned() && seed.get<long long>() < 0))
-      badKey("seed", "must be a non-negative integer, got " + io::describeJson(json["seed"]));
-    c.seed = json["seed"].get<uint64_t>();
-  }
-  c.input = getName(json, "input", def.input);
-  c.options.mode = getEnum(json, "mode", def.options.mode, kLatticeModeCount, latticeModeName);
-  c.options.variant =
-      getEnum(json, "variant", def.options.variant, kLatticeVariantCount, latticeVariantName);
-  c.options.beta = getEnum(json, "beta", def.options.beta, kLatticeBetaCount, latticeBetaName);
-  c.options.lambda = getNumber(json, "lambda", def.options.lambda);
-  c.options.eps = getNumber(json, "eps", def.options.eps);
-  c.chunk = getInt(json, "chunk", def.chunk);
-  c.init = getName(json, "init", def.init);
-  c.gammaMode = getName(json, "gamma_mode", def.gammaMode);
-  c.gamma = getNumber(json, "gamma", def.gamma);
-  c.muMode = getName(json, "mu_mode", def.muMode);
-  c.mu = getNumber(json, "mu", def.mu);
-  c.activation = getName(json, "activation", def.activation);
-  c.recallPairs = getInt(json, "recall_pairs", def.recallPairs);
-  c.recallQueries = getInt(json, "recall_queries", def.recallQueries);
-  if (json.contains("output_gate")) {
-    if (!json["output_gate"].is_boolean())
-      badKey("output_gate", "must be true or false, got " + io::describeJson(json["output_gate"]));
-    c.outputGate = json["output_gate"].get<bool>();
-  }
-  c.validate();
-  return c;
-}
-
-void LatticeConfig::validate() const {
-  for (const auto& [key, v] : {std::pair<const char*, int>{"heads", heads},
-                               {"d_in", dIn},
-                               {"d", d},
-                               {"m", m},
-                               {"chunk", chunk}})
-    if (v < 1 || v > kMaxLatticeElements)
-      badKey(key, "must be between 1 and 1000000, got " + std::to_string(v));
-  for (const auto& [key, v] : {std::pair<const char*, int>{"recall_pairs", recallPairs},
-                               {"recall_queries", recallQueries}})
-    if (v < 1 || v > kMaxLatticeElements)
-      badKey(key, "must be between 1 and 1000000, got " + std::to_string(v));
-  requireOneOf("input", input, {"projected", "direct"});
-  requireOneOf("init", init, {"identity", "random_orthonormal"});
-  requireOneOf("gamma_mode", gammaMode, {"sigmoid", "constant"});
-  requireOneOf("mu_mode", muMode, {"constant", "sigmoid"});
-  requireOneOf("activation", activation, {"none", "silu", "tanh"});
-  if (!(options.eps > 0)) badKey("eps", "must be positive, got " + std::to_string(options.eps));
-  if (!(options.lambda >= 0))
-    badKey("lambda", "must be non-negative, got " + std::to_string(options.lambda));
-  if (!(gamma >= 0) || !std::isfinite(gamma))
-    badKey("gamma", "must be non-negative, got " + std::to_string(gamma));
-  if (!(mu >= 0 && mu <= 1)) badKey("mu", "must be in [0, 1], got " + std::to_string(mu));
-  if (chunk > 1 && options.mode != LatticeMode::Nosr && options.mode != LatticeMode::Osr)
-    badKey("chunk", std::string("> 1 (the chunked approximation) needs mode nosr or osr, not ") +
-                        latticeModeName(options.mode));
-  if (outputGate && input == "direct")
-    badKey("output_gate", "needs input \"projected\" (the gate reads the token x_t)");
-  // The largest tensors (and a direct token) must stay small.
-  const double H = heads, D = d, M = m, X = dIn;
-  for (const auto& [what, n] : {std::pair<const char*, double>{"heads·m·d_in (w_k)", H * M * X},
-                                {"heads·d·d_in (w_v)", H * D * X},
-                                {"heads·m·d (s0)", H * M * D},
-                                {"heads·(2m + d + 2) (direct token)", H * (2 * M + D + 2)}})
-    if (n > kMaxLatticeElements)
-      throw Error(std::string("lattice config: ") + what + " = " + std::to_string(int64_t(n)) +
-                  " elements, more than 1000000");
-}
 
 int latticeDirectWidth(int m, int d) { return 2 * m + d + 2; }
 
@@ -255,16 +163,19 @@ Vector packLatticeToken(const LatticeToken& tok) {
 }
 
 LatticeModel::LatticeModel(const LatticeConfig& config) : config_(config) {
+  if (config_.tokens()) config_.outputGate = true;  // implied (lattice.h)
   config_.validate();
   Rng rng(config_.seed);
-  for (const auto& [name, shape] : weightSpecs(config_)) {
-    if (name == "s0") {
+  const bool fallback = config_.init == "identity" && config_.m > config_.d;
+  if (fallback)
+    warnings_.push_back("lattice: m = " + std::to_string(config_.m) +
+                        " > d = " + std::to_string(config_.d) +
+                        ": S_0 cannot be orthonormal; using seeded random unit slots");
+  for (const auto& [name, shape] : latticeWeightSpecs(config_)) {
+    // "w_k", "b_mu", "s0" (also under "layers.<l>."), or "weight" / "bias" of a dense layer.
+    const std::string base = name.substr(name.rfind('.') + 1);
+    if (base == "s0") {
       Tensor s0 = filled(name, shape, 0.0);
-      const bool fallback = config_.init == "identity" && config_.m > config_.d;
-      if (fallback)
-        warnings_.push_back("lattice: m = " + std::to_string(config_.m) +
-                            " > d = " + std::to_string(config_.d) +
-                            ": S_0 cannot be orthonormal; using seeded random unit slots");
       for (int h = 0; h < config_.heads; ++h) {
         const LatticeSlots S = config_.init == "identity" && !fallback
                                    ? identitySlots(config_.d, config_.m)
@@ -272,9 +183,13 @@ LatticeModel::LatticeModel(const LatticeConfig& config) : config_(config) {
         std::copy(S.data.begin(), S.data.end(), s0.data.begin() + h * S.data.size());
       }
       weights_.push_back(std::move(s0));
-    } else if (name[0] == 'b') {
-      weights_.push_back(filled(name, shape, name == "b_mu" ? 3.0 : 0.0));
-    } else {
+    } else if (name.find("norm") != std::string::npos) {
+      weights_.push_back(filled(name, shape, base == "weight" ? 1.0 : 0.0));
+    } else if (name == "embed.weight") {
+      weights_.push_back(randomNormal(rng, name, shape, 1.0));
+    } else if (base == "bias" || base[0] == 'b') {
+      weights_.push_back(filled(name, shape, base == "b_mu" ? 3.0 : 0.0));
+    } else {  // N(0, 1/fan_in); conv_k, conv_q: N(0, 1/K)
       weights_.push_back(randomNormal(rng, name, shape, 1 / std::sqrt(double(shape.back()))));
     }
   }
@@ -282,8 +197,10 @@ LatticeModel::LatticeModel(const LatticeConfig& config) : config_(config) {
 
 LatticeModel::LatticeModel(const LatticeConfig& config, const std::vector<Tensor>& weights)
     : config_(config) {
+  if (config_.tokens()) config_.outputGate = true;
   config_.validate();
-  weights_ = takeWeights({config_.toJson(), weights, "lattice weights"}, weightSpecs(config_));
+  weights_ =
+      takeWeights({config_.toJson(), weights, "lattice weights"}, latticeWeightSpecs(config_));
 }
 
 LatticeModel LatticeModel::load(const std::string& path) {
@@ -317,23 +234,43 @@ int LatticeModel::inputWidth() const {
 }
 
 int LatticeModel::outputWidth() const {
+  if (config_.tokens()) return config_.dOut > 0 ? config_.dOut : config_.dIn;
   return config_.outputGate ? config_.dIn : config_.heads * config_.d;
 }
 
-LatticeSlots LatticeModel::initialSlots(int head) const {
+void LatticeModel::checkLayer(int layer) const {
+  if (layer < 0 || layer >= config_.layerCount())
+    throw Error("lattice: layer " + std::to_string(layer) + " out of range 0.." +
+                std::to_string(config_.layerCount() - 1));
+}
+
+LatticeSlots LatticeModel::initialSlots(int head, int layer) const {
+  checkLayer(layer);
   const size_t n = static_cast<size_t>(config_.m) * config_.d;
-  const auto first = weight("s0").data.begin() + static_cast<std::ptrdiff_t>(head * n);
+  const Tensor& s0 = weight(mixerPrefix(config_, layer) + "s0");
+  const auto first = s0.data.begin() + static_cast<std::ptrdiff_t>(sz(head) * n);
   return LatticeSlots{config_.d, config_.m, Vector(first, first + static_cast<std::ptrdiff_t>(n))};
 }
 
-std::vector<LatticeToken> LatticeModel::headTokens(const Sequence& input, int head) const {
+Sequence LatticeModel::embed(const Sequence& input) const {
   requireWidth("lattice", input, inputWidth());
+  if (!config_.tokens()) return input;
+  const Tensor& table = weight("embed.weight");
+  Sequence x;
+  x.reserve(input.size());
+  for (const Vector& row : input) x.push_back(linear(table, nullptr, row));
+  return x;
+}
+
+std::vector<LatticeToken> LatticeModel::headTokens(int layer, const Sequence& u, int head) const {
+  checkLayer(layer);
   const int m = config_.m, d = config_.d;
   std::vector<LatticeToken> tokens;
-  tokens.reserve(input.size());
+  tokens.reserve(u.size());
   if (config_.input == "direct") {
+    requireWidth("lattice", u, inputWidth());
     const auto w = static_cast<std::ptrdiff_t>(latticeDirectWidth(m, d));
-    for (const Vector& x : input) {
+    for (const Vector& x : u) {
       const auto p = x.begin() + head * w;
       tokens.push_back(LatticeToken{Vector(p, p + m), Vector(p + m, p + m + d),
                                     Vector(p + m + d, p + 2 * m + d), p[2 * m + d],
@@ -341,75 +278,129 @@ std::vector<LatticeToken> LatticeModel::headTokens(const Sequence& input, int he
     }
     return tokens;
   }
+  requireWidth(config_.tokens() ? "lattice layer input" : "lattice", u, config_.mixerWidth());
+  const MixerWeights w = mixerWeights(*this, layer);
   const std::string& act = config_.activation;
-  const auto dIn = static_cast<size_t>(config_.dIn);
-  for (const Vector& x : input) {
-    LatticeToken tok{linear(weight("w_k"), weight("b_k"), head, m, x, act),
-                     linear(weight("w_v"), weight("b_v"), head, d, x, act),
-                     linear(weight("w_q"), weight("b_q"), head, m, x, act), config_.gamma,
-                     config_.mu};
-    if (config_.gammaMode == "sigmoid")
-      tok.gamma = sigmoid(
-          affine(weight("w_gamma").data.data() + head * dIn, x, weight("b_gamma").data[head]));
-    if (config_.muMode == "sigmoid")
-      tok.mu =
-          sigmoid(affine(weight("w_mu").data.data() + head * dIn, x, weight("b_mu").data[head]));
+  Sequence kHat, qHat;
+  for (const Vector& x : u) {
+    kHat.push_back(preactivation(*w.wK, *w.bK, head, m, x));
+    qHat.push_back(preactivation(*w.wQ, *w.bQ, head, m, x));
+  }
+  if (w.convK) {  // §1.8: on the pre-activations, before act and qk_norm
+    kHat = causalConv(kHat, *w.convK, head);
+    qHat = causalConv(qHat, *w.convQ, head);
+  }
+  for (size_t t = 0; t < u.size(); ++t) {
+    const Vector& x = u[t];
+    LatticeToken tok{applyActivation(std::move(kHat[t]), act),
+                     applyActivation(preactivation(*w.wV, *w.bV, head, d, x), act),
+                     applyActivation(std::move(qHat[t]), act), config_.gamma, config_.mu};
+    if (config_.qkNorm == "l2") {
+      l2Normalise(tok.k);
+      l2Normalise(tok.q);
+    }
+    if (w.wGamma)
+      tok.gamma =
+          sigmoid(affine(w.wGamma->data.data() + sz(head) * x.size(), x, w.bGamma->data[sz(head)]));
+    if (w.wMu)
+      tok.mu = sigmoid(affine(w.wMu->data.data() + sz(head) * x.size(), x, w.bMu->data[sz(head)]));
     tokens.push_back(std::move(tok));
   }
   return tokens;
 }
 
+std::vector<std::vector<LatticeToken>> LatticeModel::layerInputs(int layer,
+                                                                 const Sequence& x) const {
+  checkLayer(layer);
+  Sequence normed;
+  if (config_.tokens()) {
+    requireWidth("lattice layer input", x, config_.dModel);
+    normed = normedRows(*this, mixerPrefix(config_, layer) + "norm1", x);
+  }
+  std::vector<std::vector<LatticeToken>> tokens;
+  for (int h = 0; h < config_.heads; ++h)
+    tokens.push_back(headTokens(layer, config_.tokens() ? normed : x, h));
+  return tokens;
+}
+
+Sequence LatticeModel::layerOutput(int layer, const Sequence& x, const Sequence& mixed) const {
+  checkLayer(layer);
+  requireSize("lattice layer output: rows", x.size(), mixed.size());
+  requireWidth("lattice layer output", mixed, config_.heads * config_.d);
+  if (!config_.gated()) return mixed;
+  const MixerWeights w = mixerWeights(*this, layer);
+  if (!config_.tokens()) return gatedOutput(w, x, mixed);
+  // §1.8a: x + gated mixer of LN(x), then x + W_2 GeLU(W_1 LN(x) + b_1) + b_2.
+  requireWidth("lattice layer input", x, config_.dModel);
+  const std::string p = mixerPrefix(config_, layer);
+  Sequence out = x;
+  addInto(out, gatedOutput(w, normedRows(*this, p + "norm1", x), mixed));
+  if (config_.dFf == 0) return out;
+  const Tensor &w1 = weight(p + "ff1.weight"), &b1 = weight(p + "ff1.bias");
+  const Tensor &w2 = weight(p + "ff2.weight"), &b2 = weight(p + "ff2.bias");
+  const Sequence u = normedRows(*this, p + "norm2", out);
+  for (size_t t = 0; t < out.size(); ++t) {
+    Vector hidden = linear(w1, &b1, u[t]);
+    for (double& v : hidden) v = gelu(v);
+    const Vector f = linear(w2, &b2, hidden);
+    for (size_t i = 0; i < f.size(); ++i) out[t][i] += f[i];
+  }
+  return out;
+}
+
+Sequence LatticeModel::head(const Sequence& x) const {
+  if (!config_.tokens()) return x;
+  requireWidth("lattice head input", x, config_.dModel);
+  const Tensor &w = weight("head.weight"), &b = weight("head.bias");
+  Sequence out;
+  out.reserve(x.size());
+  for (const Vector& r : normedRows(*this, "norm_f", x)) out.push_back(linear(w, &b, r));
+  return out;
+}
+
 Sequence LatticeModel::run(const Sequence& input, Trace* trace) const {
-  requireWidth("lattice", input, inputWidth());
-  const size_t T = input.size();
   const int H = config_.heads, d = config_.d;
-  Sequence mixed(T, Vector(static_cast<size_t>(H) * d));
-  for (int h = 0; h < H; ++h) {
-    const std::vector<LatticeToken> tokens = headTokens(input, h);
-    std::vector<LatticeStepOut> steps;
-    std::vector<LatticeSlots> slots;
-    const Sequence y = latticeRecurrence(initialSlots(h), tokens, config_.options, config_.chunk,
-                                         trace ? &steps : nullptr, trace ? &slots : nullptr);
-    for (size_t t = 0; t < T; ++t) std::copy(y[t].begin(), y[t].end(), mixed[t].begin() + h * d);
-    if (trace) addHeadTrace(*trace, h, tokens, steps, slots);
+  Sequence x = embed(input);
+  for (int l = 0; l < config_.layerCount(); ++l) {
+    const std::vector<std::vector<LatticeToken>> tokens = layerInputs(l, x);
+    Sequence mixed(x.size(), Vector(sz(H) * sz(d)));
+    std::vector<std::vector<LatticeStepOut>> steps(sz(H));
+    std::vector<std::vector<LatticeSlots>> slots(sz(H));
+    for (int h = 0; h < H; ++h) {
+      const Sequence y =
+          latticeRecurrence(initialSlots(h, l), tokens[sz(h)], config_.options, config_.chunk,
+                            trace ? &steps[sz(h)] : nullptr, trace ? &slots[sz(h)] : nullptr);
+      for (size_t t = 0; t < y.size(); ++t)
+        std::copy(y[t].begin(), y[t].end(), mixed[t].begin() + h * d);
+    }
+    if (trace) addLayerTrace(*trace, l, tokens, steps, slots, mixed);
+    x = layerOutput(l, x, mixed);
   }
-  const Sequence out = blockOutput(input, mixed);
-  if (trace) {
-    auto flat = [](const Sequence& s) {
-      Vector v;
-      for (const Vector& row : s) v.insert(v.end(), row.begin(), row.end());
-      return v;
-    };
-    const auto T64 = static_cast<int64_t>(T);
-    if (config_.outputGate) trace->add("mixer_output", {T64, int64_t(H) * d}, flat(mixed));
-    trace->add("output", {T64, outputWidth()}, flat(out));
-  }
+  Sequence out = head(x);
+  if (trace) trace->add("output", {int64_t(out.size()), outputWidth()}, flatten(out));
   return out;
 }
 
-Sequence LatticeModel::blockOutput(const Sequence& input, const Sequence& mixed) const {
-  Sequence out = mixed;
-  if (!config_.outputGate) return out;
-  // §1.8 [E]: out = W_o (y ⊙ GeLU(W_g x + b_g)) + b_o.
-  const int hd = config_.heads * config_.d;
-  for (size_t t = 0; t < mixed.size(); ++t) {
-    Vector gated(hd);
-    for (int r = 0; r < hd; ++r)
-      gated[r] = mixed[t][r] *
-                 gelu(affine(weight("w_g").data.data() + static_cast<size_t>(r) * config_.dIn,
-                             input[t], weight("b_g").data[r]));
-    out[t].assign(config_.dIn, 0.0);
-    for (int r = 0; r < config_.dIn; ++r)
-      out[t][r] = affine(weight("w_o").data.data() + static_cast<size_t>(r) * hd, gated,
-                         weight("b_o").data[r]);
-  }
-  return out;
+void LatticeModel::addLayerTrace(Trace& trace, int layer,
+                                 const std::vector<std::vector<LatticeToken>>& tokens,
+                                 const std::vector<std::vector<LatticeStepOut>>& steps,
+                                 const std::vector<std::vector<LatticeSlots>>& slots,
+                                 const Sequence& mixed) const {
+  const auto H = sz(config_.heads);
+  requireSize("lattice layer trace: heads' tokens", H, tokens.size());
+  requireSize("lattice layer trace: heads' steps", H, steps.size());
+  requireSize("lattice layer trace: heads' slots", H, slots.size());
+  for (size_t h = 0; h < H; ++h)
+    addHeadTrace(trace, tracePrefix(layer) + (h == 0 ? "" : "head" + std::to_string(h) + "/"),
+                 initialSlots(static_cast<int>(h), layer), tokens[h], steps[h], slots[h]);
+  if (config_.outputGate && !config_.tokens())
+    trace.add("mixer_output", {int64_t(mixed.size()), int64_t(H) * config_.d}, flatten(mixed));
 }
 
-void LatticeModel::addHeadTrace(Trace& trace, int head, const std::vector<LatticeToken>& tokens,
+void LatticeModel::addHeadTrace(Trace& trace, const std::string& p, const LatticeSlots& initial,
+                                const std::vector<LatticeToken>& tokens,
                                 const std::vector<LatticeStepOut>& steps,
                                 const std::vector<LatticeSlots>& slots) const {
-  const std::string p = head == 0 ? "" : "head" + std::to_string(head) + "/";
   const int64_t T = static_cast<int64_t>(steps.size()), m = config_.m, d = config_.d;
   auto gather = [&](auto field) {
     Vector v;
@@ -440,7 +431,7 @@ void LatticeModel::addHeadTrace(Trace& trace, int head, const std::vector<Lattic
     q.insert(q.end(), tokens[t].q.begin(), tokens[t].q.end());
   }
   trace.add(p + "slots", {T, m, d}, std::move(all));
-  trace.add(p + "slots_initial", {m, d}, initialSlots(head).data);
+  trace.add(p + "slots_initial", {m, d}, initial.data);
   trace.add(p + "incoming", {T, d}, gather(&LatticeStepOut::incoming));
   trace.add(p + "parallel", {T, m, d}, gather(&LatticeStepOut::parallel));
   trace.add(p + "orthogonal", {T, m, d}, gather(&LatticeStepOut::orthogonal));
@@ -471,6 +462,7 @@ void LatticeModel::addHeadTrace(Trace& trace, int head, const std::vector<Lattic
 }
 
 std::vector<std::string> LatticeModel::tasks() const {
+  if (config_.tokens()) return {"mqar", "char_lm"};
   std::vector<std::string> names = latticeDemoNames();
   if (recallParams()) names.push_back("assoc_recall");
   return names;
@@ -486,6 +478,22 @@ std::optional<AssocRecallParams> LatticeModel::recallParams() const {
 }
 
 Sequence LatticeModel::taskInput(const std::string& task, uint64_t seed) const {
+  if (task == "mqar" || task == "char_lm") {
+    if (!config_.tokens())
+      throw Error("lattice: task \"" + task + "\" needs input \"tokens\" (one-hot rows)");
+    // The scored tasks own these generators; a scoredSample that asked the model for the
+    // input in turn would never end.
+    if (inScoredSample)
+      throw Error("lattice: task \"" + task + "\" has no input generator in scoredSample");
+    struct Guard {
+      Guard() { inScoredSample = true; }
+      ~Guard() { inScoredSample = false; }
+    } guard;
+    return scoredSample(*this, task, seed).input;
+  }
+  if (config_.tokens())
+    throw Error("lattice: unknown task \"" + task +
+                "\" for input \"tokens\" (known: mqar, char_lm)");
   if (task == "assoc_recall") {
     const std::optional<AssocRecallParams> p = recallParams();
     if (!p)

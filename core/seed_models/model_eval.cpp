@@ -25,18 +25,19 @@ Score scoreChunk(const SeedModel& model, const std::string& task, uint64_t seed,
                  int count, const SeedModelBatchRunner& run) {
   const size_t n = static_cast<size_t>(count);
   std::vector<Sequence> inputs(n);
-  std::vector<std::vector<int>> targets(n);
+  std::vector<std::vector<int>> targets(n), ages(n);
   parallelFor(n, [&](size_t b) {
     ScoredSample s = scoredSample(model, task, seed + static_cast<uint64_t>(first) + b);
     inputs[b] = std::move(s.input);
     targets[b] = std::move(s.targets);
+    ages[b] = std::move(s.ages);
   });
   const std::vector<Sequence> outputs = run(inputs);
   if (outputs.size() != inputs.size())
     throw Error("the batch runner returned " + std::to_string(outputs.size()) +
                 " output sequences for " + std::to_string(inputs.size()) + " samples");
   std::vector<Score> scores(n);
-  parallelFor(n, [&](size_t b) { scores[b] = scoreOutputs(outputs[b], targets[b]); });
+  parallelFor(n, [&](size_t b) { scores[b] = scoreOutputs(outputs[b], targets[b], ages[b]); });
   Score score;
   for (const Score& s : scores) score += s;
   return score;

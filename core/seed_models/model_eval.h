@@ -1,11 +1,12 @@
 // Scoring a seed model over many samples of a scored task (scored_tasks.h): what
 // `lsrl model eval` prints and training's held-out score matches. Samples seed, seed + 1,
 // … are generated in chunks, each run and scored before the next is drawn, so memory stays
-// bounded whatever the sample count. The total is a sum of integer counts: it does not
-// depend on the thread count or the batch size.
+// bounded whatever the sample count. The total is a sum of integer counts and an exact
+// fixed-point loss sum (LossSum): it does not depend on the thread count or the batch size.
 //
 //   Score s = evaluateSeedModel(model, "selective_copy", /*seed=*/0, /*samples=*/1000);
 //   s.accuracy();   // fraction of target tokens right
+//   s.meanLoss();   // cross-entropy per target token; s.byAge: counts per age bin
 //   Score b = evaluateSeedModelInBatches(model, "selective_copy", 0, 10000, runBatch, 256);
 #pragma once
 

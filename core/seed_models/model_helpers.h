@@ -22,6 +22,12 @@ inline std::vector<double> flatten(const Sequence& rows) {
   return out;
 }
 
+// x += delta, row by row (a residual connection).
+inline void addInto(Sequence& x, const Sequence& delta) {
+  for (size_t t = 0; t < x.size(); ++t)
+    for (size_t i = 0; i < x[t].size(); ++i) x[t][i] += delta[t][i];
+}
+
 inline bool endsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
+#include "core/seed_models/char_text.h"
 #include "core/seed_models/gateloop.h"
 #include "core/seed_models/lattice.h"
 #include "core/seed_models/looped.h"
+#include "core/seed_models/memory_horizon.h"
 #include "core/seed_models/min_rnn_model.h"
+#include "core/seed_models/mqar.h"
 #include "core/util/error.h"
 
 namespace lsrl::seed_models {
@@ -27,26 +31,60 @@ std::vector<int> blankCells(const LoopedTaskSample& s) {
   return out;
 }
 
-std::vector<int> targetsOf(const SeedModel& model, const std::string& task, uint64_t seed) {
+// The targets (and ages) of a task whose input is model.taskInput's.
+void fillTargets(const SeedModel& model, const std::string& task, uint64_t seed, ScoredSample& s) {
   if (const auto* m = dynamic_cast<const MinRnnModel*>(&model)) {
-    if (task == "selective_copy" || task == "hold") return m->taskTargets(task, seed);
+    if (task == "selective_copy" || task == "hold") s.targets = m->taskTargets(task, seed);
   } else if (const auto* g = dynamic_cast<const GateLoopModel*>(&model)) {
-    if (task == "memory_horizon") return memoryHorizonSample(g->settings().task, seed).targets;
+    if (task == "memory_horizon") s.targets = memoryHorizonSample(g->settings().task, seed).targets;
   } else if (const auto* l = dynamic_cast<const LatticeModel*>(&model)) {
-    if (task == "assoc_recall" && l->recallParams())
-      return assocRecallSample(*l->recallParams(), seed).targets;
+    if (task == "assoc_recall" && l->recallParams()) {
+      AssocRecallSample a = assocRecallSample(*l->recallParams(), seed);
+      s.targets = std::move(a.targets);
+      s.ages = std::move(a.ages);
+    }
   } else if (const auto* t = dynamic_cast<const LoopedModel*>(&model)) {
-    if (task == "sudoku") return blankCells(t->taskSample(task, seed));
+    if (task == "sudoku") s.targets = blankCells(t->taskSample(task, seed));
     if (task == "lcs" || task == "edit_distance")
-      return latestOnly(t->taskSample(task, seed).targets);
+      s.targets = latestOnly(t->taskSample(task, seed).targets);
   }
-  return {};
+}
+
+// The token model's tasks (Lattice with input "tokens", docs/spec/seed-models.md §1.8a),
+// from the keys of its config: the whole sample is made here, never through
+// model.taskInput, which that model answers from scoredSample.
+std::optional<ScoredSample> tokenTaskSample(const SeedModel& model, const std::string& task,
+                                            uint64_t seed) {
+  if ((task != "mqar" && task != "char_lm") || model.kind() != "lattice") return std::nullopt;
+  const nlohmann::json config = model.config();
+  if (!config.is_object() || config.value("input", std::string()) != "tokens") return std::nullopt;
+  if (task == "mqar") {
+    const MqarParams p = mqarParams(config);
+    checkMqarParams(p);
+    checkMqarWidths(p, model.inputWidth(), model.outputWidth());
+    MqarSample m = mqarSample(p, seed);
+    return ScoredSample{oneHot(m.tokens, p.vocabulary()), std::move(m.targets), std::move(m.ages)};
+  }
+  checkCharLmWidths(model.inputWidth(), model.outputWidth());
+  CharLmSample c = charLmSample(charLmParams(config), seed);
+  return ScoredSample{oneHot(c.tokens, kCharClasses), std::move(c.targets), {}};
 }
 
 const std::vector<std::string>& candidateTasks() {
-  static const std::vector<std::string> names = {
-      "selective_copy", "hold", "memory_horizon", "assoc_recall", "sudoku", "lcs", "edit_distance"};
+  static const std::vector<std::string> names = {"selective_copy", "hold", "memory_horizon",
+                                                 "assoc_recall",   "mqar", "char_lm",
+                                                 "sudoku",         "lcs",  "edit_distance"};
   return names;
+}
+
+// log Σ exp(row) − row[target], as (max − row[target]) + log Σ exp(row − max): both terms
+// are ≥ 0, so rounding never makes the loss negative.
+double crossEntropy(const Vector& row, int target) {
+  double top = row[0];
+  for (const double x : row) top = std::max(top, x);
+  double sum = 0;
+  for (const double x : row) sum += std::exp(x - top);
+  return (top - row[static_cast<size_t>(target)]) + std::log(sum);
 }
 
 int argmax(const Vector& row) {
@@ -76,8 +114,17 @@ ScoredSample scoredSample(const SeedModel& model, const std::string& task, uint6
     throw Error(model.kind() + ": task \"" + task + "\" has no targets to score (scored tasks" +
                 (names.empty() ? std::string(" for this config: none") : ": " + names) + ")");
   }
-  ScoredSample s{model.taskInput(task, seed), targetsOf(model, task, seed)};
+  std::optional<ScoredSample> token = tokenTaskSample(model, task, seed);
+  ScoredSample s;
+  if (token) {
+    s = std::move(*token);
+  } else {
+    s.input = model.taskInput(task, seed);
+    fillTargets(model, task, seed, s);
+  }
   requireSize(model.kind() + " task \"" + task + "\" targets", s.input.size(), s.targets.size());
+  if (!s.ages.empty())
+    requireSize(model.kind() + " task \"" + task + "\" ages", s.targets.size(), s.ages.size());
   return s;
 }
 
@@ -95,14 +142,79 @@ std::vector<int> tokenMarks(const Sequence& outputs, const std::vector<int>& tar
   return marks;
 }
 
-Score scoreOutputs(const Sequence& outputs, const std::vector<int>& targets) {
+Score scoreOutputs(const Sequence& outputs, const std::vector<int>& targets,
+                   const std::vector<int>& ages) {
+  if (!ages.empty()) requireSize("ages (one per target)", targets.size(), ages.size());
+  const std::vector<int> marks = tokenMarks(outputs, targets);
   Score score;
-  for (const int mark : tokenMarks(outputs, targets)) {
-    if (mark < 0) continue;
+  for (size_t n = 0; n < marks.size(); ++n) {
+    if (marks[n] < 0) continue;
     ++score.total;
-    score.right += mark;
+    score.right += marks[n];
+    score.loss.add(crossEntropy(outputs[n], targets[n]));
+    const int bin = ages.empty() ? -1 : ageBin(ages[n]);
+    if (bin < 0) continue;
+    ++score.byAge[static_cast<size_t>(bin)].total;
+    score.byAge[static_cast<size_t>(bin)].right += marks[n];
   }
   return score;
+}
+
+int ageBin(int age) {
+  if (age < 1) return -1;
+  int bin = 0;
+  for (int top = 8; bin < kAgeBins - 1 && age > top; top *= 2) ++bin;
+  return bin;
+}
+
+const char* ageBinName(int bin) {
+  static const char* const names[kAgeBins] = {"1-8",    "9-16",    "17-32", "33-64",
+                                              "65-128", "129-256", ">256"};
+  if (bin < 0 || bin >= kAgeBins) throw Error("age bin " + std::to_string(bin) + " is not 0..6");
+  return names[bin];
+}
+
+void LossSum::add(double loss) {
+  // 2^31: far above any loss of a softmax over a row a model produces, and low enough that
+  // a term scaled by 2^32 fits 64 bits.
+  if (!(loss >= 0 && loss < 2147483648.0)) {
+    finite_ = false;
+    return;
+  }
+  const auto units = static_cast<uint64_t>(std::llround(std::ldexp(loss, 32)));
+  low_ += units;
+  high_ += low_ < units;  // the carry
+}
+
+LossSum& LossSum::operator+=(const LossSum& o) {
+  low_ += o.low_;
+  high_ += o.high_ + (low_ < o.low_);
+  finite_ = finite_ && o.finite_;
+  return *this;
+}
+
+double LossSum::value() const {
+  if (!finite_) return std::nan("");
+  return std::ldexp(static_cast<double>(high_), 32) + std::ldexp(static_cast<double>(low_), -32);
+}
+
+double Score::meanLoss() const {
+  return total == 0 ? std::nan("") : loss.value() / static_cast<double>(total);
+}
+
+bool Score::hasAges() const {
+  return std::any_of(byAge.begin(), byAge.end(), [](const TargetCount& c) { return c.total > 0; });
+}
+
+Score& Score::operator+=(const Score& o) {
+  right += o.right;
+  total += o.total;
+  loss += o.loss;
+  for (size_t b = 0; b < byAge.size(); ++b) {
+    byAge[b].right += o.byAge[b].right;
+    byAge[b].total += o.byAge[b].total;
+  }
+  return *this;
 }
 
 }  // namespace lsrl::seed_models

@@ -79,7 +79,7 @@ def grid_position(spec, params):
     for axis, values in spec.get("grid", {}).items():
         if axis == "seed":
             continue
-        if axis == "with":
+        if axis == "with" or axis.startswith("with_"):
             match = [i for i, entry in enumerate(values) if _contains(params, entry)]
         else:
             match = [i for i, v in enumerate(values) if v == _value(params, axis)]

@@ -3,6 +3,7 @@
 // misuse is refused with the reason.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -102,6 +103,47 @@ TEST_F(ModelCli, EvalScoresTaskSamplesAndDefaultsToTheCheckpointsTask) {
   ASSERT_EQ(bare.code, 0) << bare.err;
   EXPECT_EQ(nlohmann::json::parse(bare.out)["task"], "assoc_recall");
   EXPECT_EQ(nlohmann::json::parse(bare.out)["samples"], 1000);
+}
+
+// The mean cross-entropy and its exponential beside the accuracy, and for a task with ages
+// (assoc_recall, the token model's mqar) the accuracy per age bin, bins without targets
+// left out.
+TEST_F(ModelCli, EvalReportsLossPerplexityAndAccuracyByAge) {
+  const Result plain = lsrl({"model", "eval", "mingru", "--samples", "20"});
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  const auto a = nlohmann::json::parse(plain.out);
+  EXPECT_GT(a["loss"].get<double>(), 0);
+  EXPECT_NEAR(a["perplexity"].get<double>(), std::exp(a["loss"].get<double>()), 1e-9);
+  EXPECT_FALSE(a.contains("accuracy_by_age"));
+
+  write("recall.json", R"({"d_in": 12, "d": 4, "m": 4})");
+  const Result recall =
+      lsrl({"model", "eval", "lattice", "--config", path("recall.json"), "--samples", "30"});
+  ASSERT_EQ(recall.code, 0) << recall.err;
+  const auto r = nlohmann::json::parse(recall.out);
+  ASSERT_TRUE(r.contains("accuracy_by_age")) << recall.out;
+  EXPECT_EQ(r["accuracy_by_age"].size(), 1u);  // 4 writes then 4 queries: ages 1..7
+  EXPECT_EQ(r["accuracy_by_age"]["1-8"]["targets"], r["targets"]);
+  EXPECT_EQ(r["accuracy_by_age"]["1-8"]["accuracy"], r["accuracy"]);
+
+  write("mqar.json", R"({"input": "tokens", "d_in": 21})");
+  const Result mqar = lsrl({"model", "eval", "lattice", "--config", path("mqar.json"), "--task",
+                            "mqar", "--samples", "40"});
+  ASSERT_EQ(mqar.code, 0) << mqar.err;
+  const auto m = nlohmann::ordered_json::parse(mqar.out);  // the bins in the printed order
+  EXPECT_EQ(m["targets"], 40 * 8);
+  int64_t binned = 0;
+  std::vector<std::string> bins;
+  for (const auto& [bin, counts] : m["accuracy_by_age"].items()) {
+    bins.push_back(bin);
+    binned += counts["targets"].get<int64_t>();
+    EXPECT_GT(counts["targets"].get<int64_t>(), 0) << bin;
+  }
+  EXPECT_EQ(binned, 40 * 8);
+  EXPECT_EQ(bins.front(), "1-8");
+  EXPECT_GE(bins.size(), 3u);
+  const std::vector<std::string> order = {"1-8", "9-16", "17-32", "33-64"};
+  EXPECT_EQ(bins, std::vector<std::string>(order.begin(), order.begin() + bins.size()));
 }
 
 // Each shipped checkpoint (examples/models/<kind>.safetensors) scores what its record beside

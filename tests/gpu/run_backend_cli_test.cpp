@@ -210,9 +210,9 @@ TEST_F(RunBackends, ModelEvalScoresInBatchesOnTheDevice) {
              c = nlohmann::json::parse(seven.out);
   std::vector<std::string> keys;
   for (const auto& [key, value] : b.items()) keys.push_back(key);
-  EXPECT_EQ(keys,
-            (std::vector<std::string>{"accuracy", "backend", "batch", "model", "right", "samples",
-                                      "samples_per_s", "seed", "targets", "task", "wall_s"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"accuracy", "backend", "batch", "loss", "model",
+                                            "perplexity", "right", "samples", "samples_per_s",
+                                            "seed", "targets", "task", "wall_s"}));
   EXPECT_EQ(b["model"], "mingru");
   EXPECT_EQ(b["task"], "selective_copy");
   EXPECT_EQ(b["backend"], "vulkan");
@@ -225,6 +225,9 @@ TEST_F(RunBackends, ModelEvalScoresInBatchesOnTheDevice) {
   EXPECT_LE(std::abs(b["right"].get<int>() - a["right"].get<int>()), 2);
   EXPECT_EQ(c["right"], b["right"]);
   EXPECT_DOUBLE_EQ(b["accuracy"].get<double>(), b["right"].get<double>() / 800);
+  // The mean cross-entropy of fp32 logits, near the float64 one.
+  EXPECT_NEAR(b["loss"].get<double>(), a["loss"].get<double>(), 1e-3 * a["loss"].get<double>());
+  EXPECT_NEAR(c["loss"].get<double>(), b["loss"].get<double>(), 1e-6 * b["loss"].get<double>());
   EXPECT_GT(b["samples_per_s"].get<double>(), 0);
   EXPECT_NEAR(b["samples_per_s"].get<double>() * b["wall_s"].get<double>(), 200, 1e-6);
 

@@ -241,6 +241,14 @@ class SpecGrids(unittest.TestCase):
         self.assertNotIn("variant", points[2]["set"])
         self.assertEqual(self.SPEC["set"], {"d": 16})  # the spec itself is left alone
 
+    def test_a_second_merging_axis_combines_with_the_first(self):
+        spec = dict(self.SPEC, grid={"with": self.SPEC["grid"]["with"],
+                                     "with_length": [{"set": {"T": 64}, "batch": 8},
+                                                     {"set": {"T": 128}, "batch": 4}]})
+        points = lsrl.sweep.spec.points(spec)
+        self.assertEqual([(p["label"], p["set"]["T"], p["batch"]) for p in points],
+                         [("dec", 64, 8), ("dec", 128, 4), ("la", 64, 8), ("la", 128, 4)])
+
     def test_overrides_fix_parameters_and_replace_axes(self):
         spec = lsrl.sweep.spec.override(self.SPEC, {"steps": 2, "seed": 0, "set.d": 8})
         points = lsrl.sweep.spec.points(spec)
@@ -248,7 +256,7 @@ class SpecGrids(unittest.TestCase):
         self.assertTrue(all(p["steps"] == 2 and p["seed"] == 0 and p["set"]["d"] == 8
                             for p in points))
         self.assertEqual(self.SPEC["steps"], 10)
-        for key in ("grid", "with", "checkpoints"):
+        for key in ("grid", "with", "with_length", "checkpoints"):
             with self.assertRaisesRegex(lsrl.sweep.SpecError, "cannot be overridden"):
                 lsrl.sweep.spec.override(self.SPEC, {key: 1})
 

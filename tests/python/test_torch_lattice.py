@@ -1,8 +1,10 @@
 """lsrl.torch.lattice.Lattice against the C++ "lattice" seed model: float64 parity of the
 output and every trace array (every supported mode and variant, one and two heads, m < d,
-m = d and m > d, the output gate, sigmoid gamma / mu, silu and tanh), at the seeded init and
-at perturbed weights, through the eps guard (a zero slot), on the assoc_recall task; the
-header's hand-checked step; finite gradients; the refused configs.
+m = d and m > d, the output gate, sigmoid gamma / mu, silu and tanh, the causal conv and l2
+keys of docs/spec/seed-models.md 1.8, and the token model of 1.8a with its layer<l>/
+arrays), at the seeded init and at perturbed weights, through the eps guard (a zero slot),
+on the assoc_recall task; the header's hand-checked step; finite gradients; s0 "fixed" kept
+out of training; S_0 orthonormal at init; the state dict's names; the refused configs.
 
 Run: PYTHONPATH=<lsrl package> /usr/bin/python3 -m unittest tests/python/test_torch_lattice.py
 """
@@ -49,6 +51,36 @@ CONFIGS = {
     },
 }
 
+# The block of 1.8 on projected input.
+BLOCK_CONFIGS = {
+    "conv_l2_nosr": {"conv": 4, "qk_norm": "l2", "heads": 2},
+    "conv_l2_delta_gate": {"conv": 3, "qk_norm": "l2", "mode": "delta", "output_gate": True},
+    "conv_only_enc_silu": {"conv": 2, "variant": "enc", "activation": "silu"},
+    "l2_only_gated_deltanet": {"qk_norm": "l2", "mode": "gated_deltanet", "mu_mode": "sigmoid"},
+}
+
+# The token model of 1.8a: 2 layers of 2 heads, conv, l2 keys, an MLP, in each of these modes.
+TOKENS = {
+    "input": "tokens",
+    "d_in": 9,
+    "d_model": 12,
+    "heads": 2,
+    "d": 4,
+    "m": 3,
+    "layers": 2,
+    "d_ff": 16,
+    "d_out": 7,
+    "conv": 4,
+    "qk_norm": "l2",
+    "init": "random_orthonormal",
+}
+TOKEN_MODES = {
+    "nosr": {"mu_mode": "sigmoid"},
+    "delta": {},
+    "gated_deltanet": {"mu_mode": "sigmoid"},
+    "linear_attention": {"activation": "silu"},
+}
+
 B, T = 3, 7
 USES_MU = ("nosr", "osr", "l1", "mamba2", "gated_deltanet")
 
@@ -67,6 +99,21 @@ def _twin(cfg, weights):
 
 def _inputs(cfg, seed):
     return np.random.default_rng(seed).standard_normal((B, T, cfg["d_in"]))
+
+
+def _one_hot(cfg, seed, length=T):
+    tokens = np.random.default_rng(seed).integers(0, cfg["d_in"], (B, length))
+    return np.eye(cfg["d_in"])[tokens]
+
+
+def _token_init(mode, **over):
+    return _init({**TOKENS, "mode": mode, **TOKEN_MODES[mode], **over})
+
+
+def _gram(s0):
+    """S_0 S_0^T per head (slots as rows), float64."""
+    s0 = torch.as_tensor(s0, dtype=torch.float64)
+    return s0 @ s0.transpose(-1, -2)
 
 
 class ParityTest(unittest.TestCase):
@@ -132,6 +179,26 @@ class ParityTest(unittest.TestCase):
                             weights["b_k"][0, 1] = 0.0
                         label = f"{mode}/{variant} zero slot{' silent' if silent else ''}"
                         self.check(cfg, weights, _inputs(cfg, 9), label)
+
+    def test_conv_and_l2_keys(self):
+        for i, (name, over) in enumerate(BLOCK_CONFIGS.items()):
+            with self.subTest(config=name):
+                cfg, weights = _init({**over, "seed": 4})
+                self.check(cfg, weights, _inputs(cfg, 400 + i), name)
+                self.check(cfg, _perturbed(weights, 500 + i), _inputs(cfg, 600 + i), name)
+
+    def test_token_model(self):
+        for i, mode in enumerate(TOKEN_MODES):
+            with self.subTest(mode=mode):
+                cfg, weights = _token_init(mode, seed=5 + i)
+                x = _one_hot(cfg, 700 + i, length=9)
+                self.check(cfg, weights, x, f"tokens {mode}")
+                self.check(cfg, _perturbed(weights, 800 + i, 0.2), x, f"tokens {mode} perturbed")
+                # Every layer and head traced, the logits as "output".
+                _, trace = _lsrl.seed_model_run(KIND, cfg, weights, x[0])
+                for p in ("", "head1/", "layer1/", "layer1/head1/"):
+                    self.assertIn(p + "slots", trace)
+                self.assertEqual(trace["output"].shape, (9, 7))
 
     @unittest.skipUnless(hasattr(_lsrl, "seed_task_batch"), "needs _lsrl.seed_task_batch")
     def test_assoc_recall(self):
@@ -210,8 +277,82 @@ class BehaviourTest(unittest.TestCase):
         shapes = {k: tuple(v.shape) for k, v in module.state_dict().items()}
         self.assertEqual(shapes, {k: v.shape for k, v in weights.items()})
 
+    def test_token_state_dict_names(self):
+        cfg, weights = _token_init("nosr")
+        module = Lattice(cfg)
+        shapes = {k: tuple(v.shape) for k, v in module.state_dict().items()}
+        self.assertEqual(shapes, {k: v.shape for k, v in weights.items()})
+        for name in ("embed.weight", "layers.0.w_k", "layers.1.conv_q", "layers.1.norm1.weight",
+                     "layers.0.ff2.bias", "norm_f.bias", "head.weight"):
+            self.assertIn(name, shapes)
+
+    def test_s0_fixed_is_not_trained(self):
+        for cfg, weights in (_init({"s0": "fixed", "heads": 2, "output_gate": True}),
+                             _token_init("delta", s0="fixed")):
+            with self.subTest(input=cfg["input"]):
+                module = _twin(cfg, _perturbed(weights, 3, 0.2))
+                self.assertTrue(any(n.endswith("s0") for n in module.state_dict()))
+                x = torch.from_numpy(_one_hot(cfg, 4) if cfg["input"] == "tokens"
+                                     else _inputs(cfg, 4))
+                module(x).pow(2).mean().backward()
+                for pname, p in module.named_parameters():
+                    if pname.endswith("s0"):
+                        self.assertFalse(p.requires_grad, pname)
+                        self.assertIsNone(p.grad, pname)
+                    else:
+                        self.assertIsNotNone(p.grad, pname)
+                # A fixed S_0 stays as it was through an optimiser's step.
+                before = {n: p.detach().clone() for n, p in module.named_parameters()}
+                torch.optim.Adam(module.parameters(), lr=0.1).step()
+                for pname, p in module.named_parameters():
+                    if pname.endswith("s0"):
+                        self.assertTrue(torch.equal(p, before[pname]), pname)
+        # "trained" (the default): s0 gets a gradient like every weight.
+        cfg, weights = _init({"heads": 2})
+        module = _twin(cfg, weights)
+        module(torch.from_numpy(_inputs(cfg, 5))).pow(2).mean().backward()
+        self.assertIsNotNone(module.s0.grad)
+
+    def test_s0_orthonormal_at_init(self):
+        # init "random_orthonormal" with m <= d: S_0 S_0^T = I for every head and layer, in the
+        # C++ seeded weights (what make_model loads) and in the twin's own init.
+        over = {"init": "random_orthonormal", "m": 4, "d": 6, "heads": 3}
+        for cfg in ({**SMALL, **over}, {**TOKENS, **over, "layers": 3}):
+            with self.subTest(input=cfg.get("input", "projected")):
+                _, weights = _init(cfg)
+                s0s = [v for k, v in weights.items() if k.endswith("s0")]
+                self.assertEqual(len(s0s), cfg.get("layers", 1))
+                default = torch.get_default_dtype()
+                torch.set_default_dtype(torch.float64)
+                try:
+                    twin_s0s = [p for n, p in Lattice(cfg).named_parameters() if n.endswith("s0")]
+                finally:
+                    torch.set_default_dtype(default)
+                for s0 in s0s + [p.detach() for p in twin_s0s]:
+                    eye = torch.eye(4, dtype=torch.float64).expand(3, 4, 4)
+                    self.assertLessEqual(float((_gram(s0) - eye).abs().max()), 1e-12)
+                # A float32 twin holds the same slots rounded.
+                for p in Lattice(cfg).named_parameters():
+                    if p[0].endswith("s0"):
+                        self.assertLessEqual(float((_gram(p[1].detach()) - eye).abs().max()), 1e-6)
+
+    def test_token_gradients_finite(self):
+        for mode in TOKEN_MODES:
+            with self.subTest(mode=mode):
+                cfg, weights = _token_init(mode, seed=2)
+                module = _twin(cfg, _perturbed(weights, 2, 0.2)).float()
+                x = torch.from_numpy(_one_hot(cfg, 6)).float()
+                module(x).pow(2).mean().backward()
+                for pname, p in module.named_parameters():
+                    if pname.endswith("gamma") and mode == "linear_attention":
+                        continue
+                    self.assertIsNotNone(p.grad, f"{mode}: {pname}")
+                    self.assertTrue(torch.isfinite(p.grad).all(), f"{mode}: {pname}")
+
     def test_refused_configs(self):
-        for over in ({"input": "direct"}, {"chunk": 2}, {"mode": "nope"}, {"activation": "relu"}):
+        for over in ({"input": "direct"}, {"chunk": 2}, {"mode": "nope"}, {"activation": "relu"},
+                     {"qk_norm": "l1"}, {"s0": "frozen"}, {"conv": -1}, {"layers": 0},
+                     {"input": "tokens", "d_ff": -1}):
             with self.subTest(**over):
                 with self.assertRaises(ValueError):
                     Lattice({**SMALL, **over})

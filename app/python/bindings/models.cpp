@@ -63,7 +63,7 @@ void registerModels(pyb::module_& m) {
   m.def(
       "seed_task_batch",
       [](const std::string& kind, pyb::handle config, const std::string& task, uint64_t seed,
-         int count) {
+         int count, bool withAges) -> pyb::tuple {
         if (count < 1 || count > 1000000)
           throw Error("count must be between 1 and 1000000, got " + std::to_string(count));
         const auto model = modelOf(kind, config, pyb::none());
@@ -75,19 +75,27 @@ void registerModels(pyb::module_& m) {
         const auto W = static_cast<pyb::ssize_t>(model->inputWidth());
         pyb::array_t<double> x({static_cast<pyb::ssize_t>(count), T, W});
         pyb::array_t<int64_t> y({static_cast<pyb::ssize_t>(count), T});
+        pyb::array_t<int64_t> ages({static_cast<pyb::ssize_t>(count), T});
         double* px = x.mutable_data();
         int64_t* py = y.mutable_data();
+        int64_t* pa = ages.mutable_data();
         for (const auto& s : samples) {
           if (static_cast<pyb::ssize_t>(s.input.size()) != T)
             throw Error(kind + " task \"" + task + "\": samples differ in length");
           for (const auto& row : s.input) px = std::copy(row.begin(), row.end(), px);
           py = std::copy(s.targets.begin(), s.targets.end(), py);
+          pa =
+              s.ages.empty() ? std::fill_n(pa, T, -1) : std::copy(s.ages.begin(), s.ages.end(), pa);
         }
+        if (withAges) return pyb::make_tuple(x, y, ages);
         return pyb::make_tuple(x, y);
       },
       pyb::arg("kind"), pyb::arg("config"), pyb::arg("task"), pyb::arg("seed"), pyb::arg("count"),
+      pyb::arg("with_ages") = false,
       "(x [count][T][w] float64, y [count][T] int64, −1 = no target): samples seed, "
-      "seed + 1, ... of a scored task, from the generators lsrl model uses.");
+      "seed + 1, ... of a scored task, from the generators lsrl model uses; with_ages adds "
+      "ages [count][T] int64 (tokens since the answer was given, −1 = none; "
+      "core/seed_models/scored_tasks.h).");
   m.def(
       "seed_model_save",
       [](const std::string& kind, pyb::handle config, const pyb::dict& weights,

@@ -7,8 +7,8 @@
 Every key but "job", "name", "grid", "checkpoints" and "table" is a parameter of every
 task; each point of the grid (the Cartesian product of its axes, in the order written)
 adds its values. An axis is a parameter ("seed"), one key of an object parameter
-("set.layers"), or "with": objects merged into the parameters, for variants that change
-several at once. A task's id is a hash of its job and parameters, so that a rerun of the
+("set.layers"), or "with" (or "with_<name>", for a second one): objects merged into the
+parameters, for variants that change several at once. A task's id is a hash of its job and parameters, so that a rerun of the
 same spec recognises the tasks it finished.
 """
 
@@ -23,7 +23,11 @@ import os
 from .jobs import JOBS
 
 _META = ("job", "name", "grid", "checkpoints", "table")
-WITH = "with"
+
+
+def merges(axis: str) -> bool:
+    """Whether a grid axis holds objects merged into the parameters ("with", "with_…")."""
+    return axis == "with" or axis.startswith("with_")
 
 
 class SpecError(ValueError):
@@ -56,7 +60,7 @@ def override(spec: dict, overrides: dict, where: str = "the spec") -> dict:
     out = copy.deepcopy(spec)
     grid = out.get("grid")
     for key, value in overrides.items():
-        if key in _META or key == WITH:
+        if key in _META or merges(key):
             raise SpecError(f"{where}: \"{key}\" cannot be overridden as a parameter")
         if isinstance(grid, dict):
             grid.pop(key, None)
@@ -108,8 +112,8 @@ def check(spec, where: str = "the spec") -> None:
                             f"{json.dumps(values)}")
         if axis.split(".")[0] in _META:
             raise SpecError(f"{where}: \"{axis}\" cannot be a grid axis")
-        if axis == WITH and not all(isinstance(v, dict) for v in values):
-            raise SpecError(f"{where}: every entry of grid axis \"with\" must be an object "
+        if merges(axis) and not all(isinstance(v, dict) for v in values):
+            raise SpecError(f"{where}: every entry of grid axis \"{axis}\" must be an object "
                             "of parameters")
     if "table" in spec and not isinstance(spec["table"], dict):
         raise SpecError(f"{where}: \"table\" must be an object, got {json.dumps(spec['table'])}")
@@ -129,7 +133,7 @@ def points(spec: dict, where: str = "the spec") -> list:
     for values in itertools.product(*(grid[a] for a in axes)):
         params = copy.deepcopy(fixed)
         for axis, value in zip(axes, values):
-            if axis == WITH:
+            if merges(axis):
                 _merge(params, value, where)
             else:
                 _assign(params, axis, value, where)

@@ -80,12 +80,16 @@ def scored_tasks(kind, config=None):
     return _lsrl.seed_scored_tasks(kind, config or {})
 
 
-def task_batch(model, task, seed, count, dtype=None):
+def task_batch(model, task, seed, count, dtype=None, ages=False):
     """(x [count, T, w], y [count, T] long, −1 = no target): samples seed … seed+count−1
-    of the C++ generator ``lsrl model`` and the explorer use."""
-    x, y = _lsrl.seed_task_batch(model.kind, model.config, task, int(seed), int(count))
+    of the C++ generator ``lsrl model`` and the explorer use. With ``ages`` also a [count,
+    T] long tensor: per target, the tokens since its answer was given (recall tasks; −1 =
+    none, everywhere for a task without ages)."""
+    batch = _lsrl.seed_task_batch(model.kind, model.config, task, int(seed), int(count),
+                                  with_ages=bool(ages))
     dtype = dtype or next(model.parameters()).dtype
-    return torch.from_numpy(x).to(dtype), torch.from_numpy(y)
+    x, y = torch.from_numpy(batch[0]).to(dtype), torch.from_numpy(batch[1])
+    return (x, y, torch.from_numpy(batch[2])) if ages else (x, y)
 
 
 def save_checkpoint(model, path, task=None, training=None):

@@ -22,7 +22,12 @@ made NaN (tests/python/test_torch_training.py: the run stops there, keeping step
 
 Data: batch i draws task samples (i·batch + j) + (seed + 1)·2^32 from the C++ generators;
 the held-out score at the end uses samples 0 … eval_samples − 1, which is what
-``lsrl model eval --seed 0 --samples N`` scores.
+``lsrl model eval --seed 0 --samples N`` scores. The "done" record then holds
+eval_accuracy, eval_loss (mean cross-entropy per target token, natural log) and
+eval_perplexity = exp(eval_loss) (both left out when not finite), and for a task with ages
+(mqar, assoc_recall) eval_accuracy_by_age {"1-8": {"accuracy", "targets"}, ...}: the
+accuracy per bin of tokens since the answer was given, the bins of lsrl model eval's
+accuracy_by_age (core/seed_models/scored_tasks.h).
 """
 
 import argparse
@@ -153,24 +158,61 @@ def masked_loss(logits, y):
     return loss, right, int(mask.sum().item())
 
 
+# The age bins of eval_accuracy_by_age, (first, last, name); the same as lsrl model eval's
+# (ageBin in core/seed_models/scored_tasks.cpp).
+AGE_BINS = [(1, 8, "1-8"), (9, 16, "9-16"), (17, 32, "17-32"), (33, 64, "33-64"),
+            (65, 128, "65-128"), (129, 256, "129-256"), (257, None, ">256")]
+
+
 @torch.no_grad()
-def held_out_accuracy(model, task, samples, chunk=250, stop=None):
-    """Fraction of target tokens right over samples 0 … samples − 1 (float64, as lsrl
-    model eval scores them); None when ``stop`` was requested before the end."""
+def held_out_score(model, task, samples, chunk=250, stop=None):
+    """The score over samples 0 … samples − 1 (float64, as lsrl model eval scores them):
+    {"accuracy": fraction of target tokens right, "loss": their mean cross-entropy (inf or
+    nan when not finite), "by_age": {bin: {"accuracy", "targets"}} (empty for a task
+    without ages)}; None when ``stop`` was requested before the end."""
     right = total = 0
+    loss = 0.0
+    by_age = [[0, 0] for _ in AGE_BINS]  # right, targets
     original = next(model.parameters()).dtype
     model.to(torch.float64)
     for start in range(0, samples, chunk):
         if stop is not None and stop.requested:
             model.to(original)
             return None
-        x, y = task_batch(model, task, start, min(chunk, samples - start), torch.float64)
+        x, y, ages = task_batch(model, task, start, min(chunk, samples - start), torch.float64,
+                                ages=True)
         logits = model(x)
         mask = y >= 0
-        right += (logits[mask].argmax(-1) == y[mask]).sum().item()
+        hits = logits[mask].argmax(-1) == y[mask]
+        right += hits.sum().item()
         total += int(mask.sum().item())
+        if hits.numel():
+            loss += F.cross_entropy(logits[mask], y[mask], reduction="sum").item()
+        age = ages[mask]
+        for b, (first, last, _) in enumerate(AGE_BINS):
+            inside = (age >= first) & (age <= last) if last else age >= first
+            by_age[b][0] += hits[inside].sum().item()
+            by_age[b][1] += int(inside.sum().item())
     model.to(original)
-    return right / total if total else 0.0
+    return {"accuracy": right / total if total else 0.0,
+            "loss": loss / total if total else math.nan,
+            "by_age": {name: {"accuracy": r / n, "targets": n}
+                       for (_, _, name), (r, n) in zip(AGE_BINS, by_age) if n}}
+
+
+def held_out_figures(score):
+    """The training record's eval_* entries of a held_out_score (a loss or perplexity that is
+    not finite is left out: JSON has no infinity, and the checkpoint's metadata refuses
+    it)."""
+    figures = {"eval_accuracy": score["accuracy"]}
+    if math.isfinite(score["loss"]):
+        figures["eval_loss"] = score["loss"]
+        perplexity = math.exp(score["loss"]) if score["loss"] < 700 else math.inf
+        if math.isfinite(perplexity):
+            figures["eval_perplexity"] = perplexity
+    if score["by_age"]:
+        figures["eval_accuracy_by_age"] = score["by_age"]
+    return figures
 
 
 class Diverged(Exception):
@@ -322,9 +364,9 @@ def main(argv=None):
     elif not stop.requested and args.eval_samples > 0:
         if args.progress:
             print(json.dumps({"event": "evaluating", "samples": args.eval_samples}), flush=True)
-        accuracy = held_out_accuracy(model, task, args.eval_samples, stop=stop)
-        if accuracy is not None:
-            training["eval_accuracy"] = accuracy
+        score = held_out_score(model, task, args.eval_samples, stop=stop)
+        if score is not None:
+            training.update(held_out_figures(score))
             training["eval_samples"] = args.eval_samples
             training["eval_seed"] = 0
     stop.ignore()  # the checkpoint is written whatever comes
@@ -345,7 +387,9 @@ def main(argv=None):
         return 1
     end = "interrupted" if stop.requested else "done"
     emit({"event": end, "checkpoint": args.out,
-          **{k: training[k] for k in ("steps", "wall_s", "eval_accuracy") if k in training}})
+          **{k: training[k] for k in ("steps", "wall_s", "eval_accuracy", "eval_loss",
+                                      "eval_perplexity", "eval_accuracy_by_age")
+             if k in training}})
     log.close()
     return 130 if stop.requested else 0
 
