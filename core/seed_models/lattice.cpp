@@ -85,12 +85,9 @@ Vector slotCosines(const LatticeSlots& S, double eps) {
   return out;
 }
 
-// Where layer `layer`'s mixer tensors are ("layers.<l>." with tokens) and its trace arrays.
+// Where layer `layer`'s mixer tensors are ("layers.<l>." with tokens).
 std::string mixerPrefix(const LatticeConfig& c, int layer) {
   return c.tokens() ? "layers." + std::to_string(layer) + "." : "";
-}
-std::string tracePrefix(int layer) {
-  return layer == 0 ? "" : "layer" + std::to_string(layer) + "/";
 }
 
 // One layer's mixer tensors, looked up once per call rather than per token.
@@ -150,6 +147,11 @@ Sequence normedRows(const LatticeModel& model, const std::string& name, const Se
 thread_local bool inScoredSample = false;
 
 }  // namespace
+
+std::string latticeTracePrefix(int layer, int head) {
+  return (layer == 0 ? "" : "layer" + std::to_string(layer) + "/") +
+         (head == 0 ? "" : "head" + std::to_string(head) + "/");
+}
 
 int latticeDirectWidth(int m, int d) { return 2 * m + d + 2; }
 
@@ -391,7 +393,7 @@ void LatticeModel::addLayerTrace(Trace& trace, int layer,
   requireSize("lattice layer trace: heads' steps", H, steps.size());
   requireSize("lattice layer trace: heads' slots", H, slots.size());
   for (size_t h = 0; h < H; ++h)
-    addHeadTrace(trace, tracePrefix(layer) + (h == 0 ? "" : "head" + std::to_string(h) + "/"),
+    addHeadTrace(trace, latticeTracePrefix(layer, static_cast<int>(h)),
                  initialSlots(static_cast<int>(h), layer), tokens[h], steps[h], slots[h]);
   if (config_.outputGate && !config_.tokens())
     trace.add("mixer_output", {int64_t(mixed.size()), int64_t(H) * config_.d}, flatten(mixed));

@@ -133,6 +133,8 @@ std::vector<WeightSpec> latticeWeightSpecs(const LatticeConfig& config);
 
 // Width of one head's direct token [k (m), v (d), q (m), γ, μ], and the packing.
 int latticeDirectWidth(int m, int d);
+// The trace prefix of a layer's head (the header's list): "", "head2/", "layer1/head2/".
+std::string latticeTracePrefix(int layer, int head);
 Vector packLatticeToken(const LatticeToken& tok);
 
 class LatticeModel : public SeedModel {

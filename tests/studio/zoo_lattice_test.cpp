@@ -2,6 +2,7 @@
 // slot geometry (numbers and view), the tab's worker runs and the --model screenshot mode.
 #include <gtest/gtest.h>
 
+#include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -11,6 +12,7 @@
 #include <QLineSeries>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QThreadPool>
 #include <algorithm>
 #include <cmath>
@@ -298,6 +300,47 @@ TEST(LatticeView, ProjectsWideSlotsAndSwitchesAxes) {
   view.setHead(1);
   EXPECT_EQ(view.cosines()->data().values[0][0], run->trace.get("head1/slot_cosines").data[8 * 16]);
   test::saveScreenshot(view, QStringLiteral("zoo_lattice_view_d5_head1"));
+}
+
+// A token model stacks layers (docs/spec/seed-models.md §1.8a): the Layer box, driven from
+// the keyboard like a user's, picks which layer's heads are drawn; other models have one.
+TEST(LatticeView, PicksTheLayerOfATokenModelFromItsBox) {
+  const auto run = latticeRun({{"input", "tokens"},
+                               {"d_in", 21},
+                               {"layers", 2},
+                               {"heads", 2},
+                               {"d", 4},
+                               {"m", 3},
+                               {"d_model", 8}},
+                              "mqar");
+  LatticeView view;
+  view.resize(1300, 820);
+  view.setRun(run);
+  view.show();
+  view.setStep(5);
+  QApplication::processEvents();
+  ASSERT_TRUE(view.layerBox()->isEnabled());
+  ASSERT_EQ(view.layerBox()->count(), 2);
+  // s1·s2 after token 5 (s1·s1 is always 1).
+  const auto cosineAt5 = [&](const std::string& name) {
+    return run->trace.get(name).data[5 * 9 + 1];
+  };
+  EXPECT_EQ(view.cosines()->data().values[0][1], cosineAt5("slot_cosines"));
+  ASSERT_NE(cosineAt5("slot_cosines"), cosineAt5("layer1/slot_cosines"));
+  view.layerBox()->setFocus();
+  QTest::keyClick(view.layerBox(), Qt::Key_Down);
+  EXPECT_EQ(view.layerBox()->currentIndex(), 1);
+  EXPECT_EQ(view.cosines()->data().values[0][1], cosineAt5("layer1/slot_cosines"));
+  view.headBox()->setFocus();
+  QTest::keyClick(view.headBox(), Qt::Key_Down);
+  EXPECT_EQ(view.cosines()->data().values[0][1], cosineAt5("layer1/head1/slot_cosines"));
+  EXPECT_EQ(view.geometry()->slots(), 3);
+  test::saveScreenshot(view, QStringLiteral("zoo_lattice_view_layer1_head1"));
+
+  view.setRun(latticeRun({{"heads", 2}}));  // projected: one layer
+  EXPECT_FALSE(view.layerBox()->isEnabled());
+  EXPECT_EQ(view.layerBox()->count(), 1);
+  EXPECT_TRUE(view.headBox()->isEnabled());
 }
 
 // beside the sphere the charts are short at the Models tab's size (a 1600x1000

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/seed_models/lattice.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {
@@ -32,8 +33,8 @@ double norm(const double* v, int d) {
 
 }  // namespace
 
-LatticeGeometry::LatticeGeometry(const seed_models::Trace& trace, int head) {
-  const std::string p = head == 0 ? std::string() : "head" + std::to_string(head) + "/";
+LatticeGeometry::LatticeGeometry(const seed_models::Trace& trace, int head, int layer) {
+  const std::string p = seed_models::latticeTracePrefix(layer, head);
   if (!trace.has(p + "slots"))
     throw Error("the Lattice view needs the trace array \"" + p + "slots\"");
   const Tensor& slots = trace.get(p + "slots");

@@ -33,10 +33,10 @@ struct LatticeFrame {
 
 class LatticeGeometry {
  public:
-  // Reads head `head`'s arrays ("slots", "slots_initial", "incoming", "parallel",
-  // "orthogonal", "write_strength", "theta", "perp_frac"; "head<h>/..." for h ≥ 1). Throws
-  // lsrl::Error naming a missing or misshapen array.
-  LatticeGeometry(const seed_models::Trace& trace, int head = 0);
+  // Reads the arrays of head `head` of layer `layer` ("slots", "slots_initial", "incoming",
+  // "parallel", "orthogonal", "write_strength", "theta", "perp_frac", under
+  // latticeTracePrefix). Throws lsrl::Error naming a missing or misshapen array.
+  LatticeGeometry(const seed_models::Trace& trace, int head = 0, int layer = 0);
 
   int steps() const { return T_; }
   int slots() const { return m_; }

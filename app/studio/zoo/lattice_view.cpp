@@ -22,6 +22,7 @@
 #include "app/studio/zoo/lattice_sphere_2d.h"
 #include "app/studio/zoo/lattice_sphere_3d.h"
 #include "app/studio/zoo/step_chart.h"
+#include "core/seed_models/lattice.h"
 #include "core/util/error.h"
 
 namespace lsrl::studio {
@@ -31,10 +32,6 @@ namespace {
 // The axis pairs of the 2D projection.
 const int kAxisPairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
 
-std::string headPrefix(int head) {
-  return head == 0 ? std::string() : "head" + std::to_string(head) + "/";
-}
-
 QString csvBeside(const QString& png) {
   const QFileInfo info(png);
   return info.dir().filePath(info.completeBaseName() + QStringLiteral(".csv"));
@@ -43,6 +40,8 @@ QString csvBeside(const QString& png) {
 }  // namespace
 
 LatticeView::LatticeView(QWidget* parent) : ModelView(parent) {
+  layerBox_ = new QComboBox;
+  layerBox_->setToolTip(tr("The layer whose heads are drawn (a token model's stack)"));
   headBox_ = new QComboBox;
   headBox_->setToolTip(tr("The head whose slots are drawn"));
   showBox_ = new QComboBox;
@@ -59,6 +58,8 @@ LatticeView::LatticeView(QWidget* parent) : ModelView(parent) {
   // tab: a wrapped one would make the page scroll.
   varianceLabel_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   auto* controls = new QHBoxLayout;
+  controls->addWidget(new QLabel(tr("Layer")));
+  controls->addWidget(layerBox_);
   controls->addWidget(new QLabel(tr("Head")));
   controls->addWidget(headBox_);
   controls->addWidget(new QLabel(tr("View")));
@@ -102,6 +103,9 @@ LatticeView::LatticeView(QWidget* parent) : ModelView(parent) {
   layout->addLayout(controls);
   layout->addWidget(splitter, 1);
 
+  connect(layerBox_, &QComboBox::currentIndexChanged, this, [this](int l) {
+    if (l >= 0 && l != layer_) setLayer(l);
+  });
   connect(headBox_, &QComboBox::currentIndexChanged, this, [this](int h) {
     if (h >= 0 && h != head_) setHead(h);
   });
@@ -116,13 +120,31 @@ LatticeView::~LatticeView() = default;
 
 void LatticeView::setRun(std::shared_ptr<const ModelRun> run) {
   run_ = std::move(run);
+  layer_ = 0;
   head_ = 0;
   step_ = 0;
   const int heads = run_ ? run_->config.value("heads", 1) : 1;
-  const QSignalBlocker block(headBox_);
-  headBox_->clear();
-  for (int h = 0; h < heads; ++h) headBox_->addItem(QString::number(h));
-  headBox_->setEnabled(heads > 1);
+  // Only a token model stacks layers (docs/spec/seed-models.md §1.8a).
+  const bool tokens = run_ && run_->config.value("input", std::string()) == "tokens";
+  const int layers = tokens ? run_->config.value("layers", 1) : 1;
+  fillIndexBox(layerBox_, layers);
+  fillIndexBox(headBox_, heads);
+  loadHead();
+}
+
+void LatticeView::fillIndexBox(QComboBox* box, int count) {
+  const QSignalBlocker block(box);
+  box->clear();
+  for (int i = 0; i < count; ++i) box->addItem(QString::number(i));
+  box->setEnabled(count > 1);
+}
+
+void LatticeView::setLayer(int layer) {
+  layer_ = layer;
+  {
+    const QSignalBlocker block(layerBox_);
+    layerBox_->setCurrentIndex(layer);
+  }
   loadHead();
 }
 
@@ -145,8 +167,8 @@ void LatticeView::loadHead() {
     showStepData();
     return;
   }
-  geometry_ = std::make_unique<LatticeGeometry>(run_->trace, head_);
-  const std::string p = headPrefix(head_);
+  geometry_ = std::make_unique<LatticeGeometry>(run_->trace, head_, layer_);
+  const std::string p = seed_models::latticeTracePrefix(layer_, head_);
   cosineData_ = run_->trace.get(p + "slot_cosines").data;
   const LatticeGeometry& g = *geometry_;
   {

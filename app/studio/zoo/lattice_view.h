@@ -32,13 +32,17 @@ class LatticeView : public ModelView {
   std::vector<ViewExport> exports() override;
   QImage renderImage() override;
 
-  // Which head's slots are drawn (heads > 1), and 3D or 2D (3D only when available).
+  // Which layer (a token model's) and head's slots are drawn, and 3D or 2D (3D only when
+  // available).
+  void setLayer(int layer);
   void setHead(int head);
   void setShow3d(bool on);
   bool showing3d() const;
   int step() const { return step_; }
 
   const LatticeGeometry* geometry() const { return geometry_.get(); }
+  QComboBox* layerBox() const { return layerBox_; }
+  QComboBox* headBox() const { return headBox_; }
   LatticeSphere2d* sphere2d() const { return sphere2d_; }
   LatticeSphere3d* sphere3d() const { return sphere3d_; }
   HeatmapWidget* cosines() const { return cosines_; }
@@ -53,14 +57,17 @@ class LatticeView : public ModelView {
   void exportSlotTrajectoriesCsv(const QString& path) const;
 
  private:
+  static void fillIndexBox(QComboBox* box, int count);  // 0 … count − 1, off for one
   void loadHead();
   void showStepData();
 
   std::shared_ptr<const ModelRun> run_;
   std::unique_ptr<LatticeGeometry> geometry_;
   std::vector<double> cosineData_;  // [T][m][m] of the shown head
+  int layer_ = 0;
   int head_ = 0;
   int step_ = 0;
+  QComboBox* layerBox_;
   QComboBox* headBox_;
   QComboBox* showBox_;
   QComboBox* axesBox_;
