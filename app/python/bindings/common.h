@@ -64,5 +64,6 @@ void registerSugar(pyb::module_& m);
 void registerProgram(pyb::module_& m);
 void registerModels(pyb::module_& m);
 void registerWeights(pyb::module_& m);
+void registerLatticeScan(pyb::module_& m);
 
 }  // namespace lsrl::py

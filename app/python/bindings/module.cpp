@@ -36,4 +36,5 @@ PYBIND11_MODULE(_lsrl, m) {
   lsrl::py::registerProgram(m);
   lsrl::py::registerModels(m);
   lsrl::py::registerWeights(m);
+  lsrl::py::registerLatticeScan(m);
 }
