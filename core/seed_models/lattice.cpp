@@ -143,9 +143,6 @@ Sequence normedRows(const LatticeModel& model, const std::string& name, const Se
   return out;
 }
 
-// Set while scoredSample runs for this thread: it must not come back here for the input.
-thread_local bool inScoredSample = false;
-
 }  // namespace
 
 std::string latticeTracePrefix(int layer, int head) {
@@ -483,14 +480,8 @@ Sequence LatticeModel::taskInput(const std::string& task, uint64_t seed) const {
   if (task == "mqar" || task == "char_lm") {
     if (!config_.tokens())
       throw Error("lattice: task \"" + task + "\" needs input \"tokens\" (one-hot rows)");
-    // The scored tasks own these generators; a scoredSample that asked the model for the
-    // input in turn would never end.
-    if (inScoredSample)
-      throw Error("lattice: task \"" + task + "\" has no input generator in scoredSample");
-    struct Guard {
-      Guard() { inScoredSample = true; }
-      ~Guard() { inScoredSample = false; }
-    } guard;
+    // The scored tasks own these generators: scoredSample builds a token model's sample
+    // itself (scored_tasks.cpp, tokenTaskSample), never through taskInput.
     return scoredSample(*this, task, seed).input;
   }
   if (config_.tokens())
