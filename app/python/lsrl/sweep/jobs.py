@@ -4,8 +4,8 @@ a worker, with its output parsed into the task's figures.
 
 A job checks a task's parameters before anything runs (`check`), builds the command
 (`command`), names the files it writes outside its own scratch folder (`outputs`) and reads
-what the command wrote (`figures`). They get the task's id and the sweep's checkpoint
-folder, which only training uses. Every job also takes "label", a free text that names the
+what the command wrote (`figures`, given the command it ran). They get the task's id and
+the sweep's checkpoint folder, which only training uses. Every job also takes "label", a free text that names the
 task in "run" formats and tables (docs/sweeps.md) and is passed to no command.
 """
 
@@ -81,7 +81,7 @@ class Noise:
         return argv
 
     @staticmethod
-    def figures(params, workdir, stdout, checkpoints, tid):
+    def figures(params, workdir, stdout, checkpoints, tid, argv):
         with open(os.path.join(workdir, "rows.csv"), newline="", encoding="utf-8") as f:
             rows = list(csv.DictReader(f))
         return {"rows": [{"variant": r["variant"], "sigma": float(r["sigma"]),
@@ -133,14 +133,13 @@ class Train:
         return argv
 
     @staticmethod
-    def figures(params, workdir, stdout, checkpoints, tid):
+    def figures(params, workdir, stdout, checkpoints, tid, argv):
         records = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
         done = next((r for r in reversed(records) if r.get("event") == "done"), None)
         if done is None:
             raise RuntimeError("lsrl train printed no \"done\" record")
-        argv = Train.command(params, "lsrl", workdir, checkpoints, tid)
         return dict(done, checkpoint=Train.checkpoint(params, checkpoints, tid),
-                    command=" ".join(argv))
+                    command=" ".join(["lsrl", *argv[1:]]))
 
 
 class Precision:
@@ -166,7 +165,7 @@ class Precision:
         return argv
 
     @staticmethod
-    def figures(params, workdir, stdout, checkpoints, tid):
+    def figures(params, workdir, stdout, checkpoints, tid, argv):
         lines = [line for line in stdout.splitlines() if line.startswith("{")]
         if not lines:
             raise RuntimeError("lsrl bench precision printed no JSON line")
@@ -191,6 +190,6 @@ def run_task(job: str, tid: str, params: dict, cli: str, checkpoints: str | None
         if proc.returncode != 0:
             tail = "\n".join(proc.stderr.strip().splitlines()[-5:])
             raise TaskFailed(f"{' '.join(argv[1:3])} exited with {proc.returncode}: {tail}")
-        figures = kind.figures(params, workdir, proc.stdout, checkpoints, tid)
+        figures = kind.figures(params, workdir, proc.stdout, checkpoints, tid, argv)
     return {"figures": figures, "wall_s": round(time.monotonic() - start, 3),
             "worker": f"{os.uname().nodename}:{os.getpid()}"}
