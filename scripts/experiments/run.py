@@ -10,7 +10,8 @@
 Each experiment is the sweep spec examples/sweeps/<name>.json with a "table" section.
 `run` is `lsrl sweep` of that spec into OUT/<name>.jsonl, its checkpoints and logs in
 OUT/<name>.checkpoints/ (a rerun finishes what is missing). `table` prints the
-experiment's markdown table from a sweep's output: per row the held-out accuracy as mean ±
+experiment's markdown table from a sweep's output (its runs in the spec's grid; an output
+may hold other runs, as when a second stage starts from a copy of the first's): per row the held-out accuracy as mean ±
 std over its seeds (and each seed) beside the paper's figure. `ship` copies, per model kind
 of the experiment, its best run (highest held-out accuracy, among the rows the table's
 "ship" prefix names) to examples/models/<kind>.safetensors with its .log.jsonl beside it
@@ -87,10 +88,24 @@ def grid_position(spec, params):
     return position
 
 
+def in_grid(spec, params):
+    """Whether a run's parameters are a point of the spec's grid (the seed aside): an output
+    may also hold other sweeps' runs, e.g. the learning rates a later stage did not keep."""
+    for axis, values in spec.get("grid", {}).items():
+        if axis == "seed":
+            continue
+        if axis == "with" or axis.startswith("with_"):
+            if not any(_contains(params, entry) for entry in values):
+                return False
+        elif _value(params, axis) not in ({}, *values):
+            return False
+    return True
+
+
 def records(spec, path):
-    """{(row, steps): [record]} of the sweep output's finished runs, each list sorted by
-    seed; and the failed records."""
-    groups, failed = {}, []
+    """{(row, steps): [record]} of the sweep output's finished runs in the spec's grid, each
+    list sorted by seed; the failed records; and how many runs were outside the grid."""
+    groups, failed, outside = {}, [], 0
     with open(path, encoding="utf-8") as f:
         for line in f:
             try:
@@ -99,15 +114,18 @@ def records(spec, path):
                 continue  # a last line cut short by a crash
             if record.get("job") != "train":
                 continue
+            params = record["params"]
+            if not in_grid(spec, params):
+                outside += 1
+                continue
             if record.get("status") != "ok":
                 failed.append(record)
                 continue
-            params = record["params"]
             key = (row_of(spec, params), params.get("steps"))
             groups.setdefault(key, []).append(record)
     for runs in groups.values():
         runs.sort(key=lambda r: r["params"].get("seed", 0))
-    return groups, failed
+    return groups, failed, outside
 
 
 def ordered(spec, groups):
@@ -140,14 +158,15 @@ def _age_bins(runs):
 
 def table(name, path):
     spec = experiments()[name]
-    groups, failed = records(spec, path)
+    groups, failed, outside = records(spec, path)
     paper = spec["table"].get("paper", {})
     metric, percent, _ = metric_of(spec)
     samples = sorted({r["params"].get("eval_samples") for g in groups.values() for r in g},
                      key=str)
     what = "held-out accuracy" if metric == "eval_accuracy" else f"held-out {metric}"
+    others = f"; {outside} run(s) of other grids not shown" if outside else ""
     print(f"**{spec['name']}** ({what} over {', '.join(map(str, samples))} samples; "
-          f"{path})\n")
+          f"{path}{others})\n")
     print("| row | steps | paper | ours: mean ± std | median [min, max] | per seed | "
           "wall per run |")
     print("|---|---|---|---|---|---|---|")
@@ -215,7 +234,7 @@ def expected(spec, name, row, runs):
 
 def ship(name, path, target):
     spec = experiments()[name]
-    groups, _ = records(spec, path)
+    groups, _, _ = records(spec, path)
     best = {}
     for (row, steps), runs in groups.items():
         if not row.startswith(spec["table"].get("ship", "")):

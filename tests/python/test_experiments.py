@@ -91,7 +91,7 @@ class Experiments(unittest.TestCase):
         with open(out, "w", encoding="utf-8") as f:
             for r in (record("delta", 8, 0, 0.5), record("nosr-dec", 8, 1, 0.25),
                       record("nosr-dec", 8, 0, 0.75), record("nosr-dec", 4, 0, 1.0),
-                      record("linear_attention", 4, 0)):
+                      record("linear_attention", 4, 0), record("delta", 6, 0, 0.1)):
                 f.write(json.dumps(r) + "\n")
             f.write('{"job": "train", "status": "ok", "par')  # cut short by a crash
         r = run_py("table", "recall", "--results", out)
@@ -99,7 +99,9 @@ class Experiments(unittest.TestCase):
         main, ages = r.stdout.split("by age")
         rows = [line.split(" | ")[0][2:] for line in main.splitlines()
                 if line.startswith("| ") and not line.startswith("| row")]
+        # the 6-pair run is another grid's (recall's pairs are 4, 8, 12, ...): not shown
         self.assertEqual(rows, ["nosr-dec-p4", "nosr-dec-p8", "delta-p8"])
+        self.assertIn("; 1 run(s) of other grids not shown)", main)
         self.assertIn("| nosr-dec-p8 | 20 | - | 50.0 ± 35.4 | 50.0 [25.0, 75.0] | "
                       "75.0 (s0) / 25.0 (s1) | 1.5 min |", r.stdout)
         # the accuracy by age: bins ordered by their lower bound, median [min, max]
