@@ -410,13 +410,14 @@ TEST(ModelTab, RunsInTheWorkerAndFeedsTheStepper) {
   tab.resize(1600, 900);
   tab.show();
   ASSERT_TRUE(tab.zoo()->setKind(QStringLiteral("lattice")));
-  ASSERT_TRUE(tab.zoo()->setTask(QStringLiteral("orthogonal_bursts")));
+  // The shipped checkpoint, a token model of the paper's block, on its own task.
+  ASSERT_TRUE(tab.zoo()->setTask(QStringLiteral("mqar")));
   tab.zoo()->setTaskSeed(3);
   tab.startRun();
   EXPECT_TRUE(tab.isRunning());
   ASSERT_TRUE(tab.waitForRun());
   ASSERT_TRUE(tab.run()) << tab.lastError().toStdString();
-  EXPECT_EQ(tab.run()->task, "orthogonal_bursts");
+  EXPECT_EQ(tab.run()->task, "mqar");
   auto* view = qobject_cast<LatticeView*>(tab.currentView());
   ASSERT_NE(view, nullptr);
   EXPECT_EQ(tab.stepBar()->count(), static_cast<int>(tab.run()->input.size()));

@@ -40,7 +40,10 @@ StepChart::StepChart(const QString& title, const QString& stepTitle, const QStri
   marker_->attachAxis(axisX_);
   marker_->attachAxis(axisY_);
   // A short chart fits fewer value labels: choose them again when the plot area changes.
-  connect(chart_, &QChart::plotAreaChanged, this, [this] { fitValueAxis(); });
+  connect(chart_, &QChart::plotAreaChanged, this, [this] {
+    fitValueAxis();
+    fitStepAxis();
+  });
   view_ = new QChartView(chart_);
   view_->setRenderHint(QPainter::Antialiasing);
   legend_ = new SeriesLegend(chart_, this);
@@ -88,15 +91,44 @@ void StepChart::setCurves(const std::vector<StepCurve>& curves, int firstStep) {
   valueHi_ = hi + pad;
   valueTicks_ = 0;
   fitValueAxis();
-  const std::vector<double> ticks = niceTicks(firstStep, std::max(firstStep + 1, lastStep), 8);
-  axisX_->setTickInterval(std::max(1, lastStep - firstStep));  // see fitValueAxis
-  axisX_->setRange(firstStep, std::max(firstStep + 1, lastStep));
-  axisX_->setTickType(QValueAxis::TicksDynamic);
-  axisX_->setTickAnchor(firstStep);
-  axisX_->setTickInterval(ticks.size() > 1 ? std::max(1.0, ticks[1] - ticks[0]) : 1.0);
+  stepLo_ = firstStep;
+  stepHi_ = std::max(firstStep + 1, lastStep);
+  stepTicks_ = 0;
+  fitStepAxis();
   for (QLegendMarker* m : chart_->legend()->markers(marker_)) m->setVisible(false);
   legend_->refresh();
   placeMarker();
+}
+
+namespace {
+
+// The finest nice step (1, 2, 5 × 10^k) that puts at most `fit` ticks in [lo, hi].
+std::vector<double> niceTicksAtMost(double lo, double hi, int fit) {
+  std::vector<double> ticks;
+  for (int target = fit; target >= 1; --target) {
+    ticks = niceTicks(lo, hi, target);
+    if (static_cast<int>(ticks.size()) <= fit) break;
+  }
+  return ticks;
+}
+
+}  // namespace
+
+void StepChart::fitStepAxis() {
+  // As many step labels as fit side by side: a 160-token run in a narrow chart would put
+  // "100" "120" "140" closer than their width, and Qt elides them.
+  const double width = chart_->plotArea().width();
+  const int label =
+      QFontMetrics(axisX_->labelsFont()).horizontalAdvance(QString::number(stepHi_)) + 8;
+  const int fit = std::clamp(static_cast<int>(width / label) + 1, 2, 8);
+  if (fit == stepTicks_) return;
+  stepTicks_ = fit;
+  const std::vector<double> ticks = niceTicksAtMost(stepLo_, stepHi_, fit);
+  axisX_->setTickInterval(stepHi_ - stepLo_);  // see fitValueAxis
+  axisX_->setRange(stepLo_, stepHi_);
+  axisX_->setTickType(QValueAxis::TicksDynamic);
+  axisX_->setTickAnchor(stepLo_);
+  axisX_->setTickInterval(ticks.size() > 1 ? std::max(1.0, ticks[1] - ticks[0]) : 1.0);
 }
 
 void StepChart::fitValueAxis() {
@@ -107,12 +139,7 @@ void StepChart::fitValueAxis() {
   const int fit = std::clamp(static_cast<int>(height / line), 2, 6);
   if (fit == valueTicks_) return;
   valueTicks_ = fit;
-  // The finest nice step (1, 2, 5 × 10^k) that puts at most `fit` ticks in the range.
-  std::vector<double> ticks;
-  for (int target = fit; target >= 1; --target) {
-    ticks = niceTicks(valueLo_, valueHi_, target);
-    if (static_cast<int>(ticks.size()) <= fit) break;
-  }
+  const std::vector<double> ticks = niceTicksAtMost(valueLo_, valueHi_, fit);
   // Qt lays the ticks out again on every setRange, with the interval it has: one that spans
   // the new range first, or a range grown from ±1e-6 (no curves) to [0, 1] would first be
   // cut into a million ticks (the GateLoop view hung when a channel was checked again).

@@ -44,6 +44,8 @@ class StepChart : public QWidget {
   void placeMarker();
   // The value axis over [valueLo_, valueHi_] with nice ticks, as many as fit its height.
   void fitValueAxis();
+  // The step axis over [stepLo_, stepHi_] with nice ticks, as many as fit its width.
+  void fitStepAxis();
 
   QChart* chart_;
   QChartView* view_;
@@ -55,6 +57,8 @@ class StepChart : public QWidget {
   int step_ = 0;
   double valueLo_ = 0, valueHi_ = 1;  // the curves' range with a margin
   int valueTicks_ = 0;                // the label count fitValueAxis chose
+  int stepLo_ = 0, stepHi_ = 1;       // the steps' range
+  int stepTicks_ = 0;                 // the label count fitStepAxis chose
 };
 
 }  // namespace lsrl::studio
