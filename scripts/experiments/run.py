@@ -147,7 +147,7 @@ def metric_of(spec):
 
 
 def _shown(value, percent):
-    return f"{100 * value:.1f}" if percent else f"{value:.3g}"
+    return f"{100 * value:.1f}" if percent else f"{value:.3f}"
 
 
 def _age_bins(runs):
