@@ -67,6 +67,7 @@ ModelZooPanel::ModelZooPanel(QWidget* parent) : QWidget(parent) {
   weights_ = new QLineEdit;
   weights_->setPlaceholderText(tr("random weights from the config"));
   task_ = new QComboBox;
+  task_->setObjectName(QStringLiteral("ModelTask"));
   taskSeed_ = new QSpinBox;
   taskSeed_->setRange(0, 1 << 30);
   input_ = new QLineEdit;
@@ -89,11 +90,15 @@ ModelZooPanel::ModelZooPanel(QWidget* parent) : QWidget(parent) {
   random_ = new QPushButton(tr("Random"));
   random_->setObjectName(QStringLiteral("RandomWeights"));
   random_->setToolTip(tr("Seeded random weights of the same config"));
+  default_ = new QPushButton(tr("Default"));
+  default_->setObjectName(QStringLiteral("DefaultConfig"));
+  default_->setToolTip(tr("The model's default config with seeded random weights"));
   auto* weightsChoice = new QWidget;
   auto* choiceLayout = new QHBoxLayout(weightsChoice);
   choiceLayout->setContentsMargins(0, 0, 0, 0);
   choiceLayout->addWidget(trained_);
   choiceLayout->addWidget(random_);
+  choiceLayout->addWidget(default_);
 
   auto* form = new QFormLayout;
   form->addRow(tr("Model"), kind_);
@@ -122,6 +127,7 @@ ModelZooPanel::ModelZooPanel(QWidget* parent) : QWidget(parent) {
   connect(train_, &QPushButton::clicked, this, &ModelZooPanel::trainRequested);
   connect(trained_, &QPushButton::clicked, this, [this] { useTrainedWeights(); });
   connect(random_, &QPushButton::clicked, this, [this] { useRandomWeights(); });
+  connect(default_, &QPushButton::clicked, this, [this] { useDefaultConfig(); });
   // Sizes decide which tasks exist (Lattice's assoc_recall needs key channels).
   connect(config_, &QTableWidget::itemChanged, this, [this] { refreshTasks(); });
   kind_->setCurrentIndex(std::max(0, kind_->findData(QStringLiteral("lattice"))));
@@ -138,11 +144,14 @@ bool ModelZooPanel::setKind(const QString& kind) {
 
 QString ModelZooPanel::kind() const { return kind_->currentData().toString(); }
 
-void ModelZooPanel::loadKind() {
+void ModelZooPanel::loadKind() { showDefaultConfig(trainedCheckpoint(kind())); }
+
+void ModelZooPanel::showDefaultConfig(const QString& weights) {
   showConfig(seed_models::makeSeedModel(kind().toStdString(), nlohmann::json::object())->config());
-  weights_->blockSignals(true);
-  weights_->setText(trainedCheckpoint(kind()));
-  weights_->blockSignals(false);
+  {
+    const QSignalBlocker quiet(weights_);
+    weights_->setText(weights);
+  }
   refreshInputs();
 }
 
@@ -209,6 +218,8 @@ QString ModelZooPanel::weightsFile() const { return weights_->text().trimmed(); 
 void ModelZooPanel::useTrainedWeights() { weights_->setText(trainedCheckpoint(kind())); }
 
 void ModelZooPanel::useRandomWeights() { weights_->clear(); }
+
+void ModelZooPanel::useDefaultConfig() { showDefaultConfig(QString()); }
 
 QStringList ModelZooPanel::tasks() const {
   QStringList out;

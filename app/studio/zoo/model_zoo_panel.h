@@ -40,6 +40,10 @@ class ModelZooPanel : public QWidget {
   // random weights of the config shown (the checkpoint's, when one was loaded).
   void useTrainedWeights();
   void useRandomWeights();
+  // The kind's default config with seeded random weights: Lattice's shipped checkpoint is a
+  // token model, and the geometric demos' tasks (rotating, orthogonal_bursts, …) need the
+  // default vector config.
+  void useDefaultConfig();
   // The config the form shows, as makeSeedModel takes it. Throws lsrl::Error naming a
   // value that is not JSON.
   nlohmann::json configJson() const;
@@ -59,6 +63,8 @@ class ModelZooPanel : public QWidget {
 
  private:
   void loadKind();
+  // The kind's default config, run with `weights` (empty: random weights).
+  void showDefaultConfig(const QString& weights);
   void refreshInputs();
   // Fills the config table (seed in its spin box) from a model's full config.
   void showConfig(const nlohmann::json& config);
@@ -77,6 +83,7 @@ class ModelZooPanel : public QWidget {
   QPushButton* train_;
   QPushButton* trained_;
   QPushButton* random_;
+  QPushButton* default_;
 };
 
 }  // namespace lsrl::studio

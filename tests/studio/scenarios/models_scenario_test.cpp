@@ -561,6 +561,38 @@ TEST(ModelsScenario, TraceExportsAddTheSuffixAndSayWhereTheyWent) {
   screenCheckpoint(*s.window, QStringLiteral("models_trace_exported"));
 }
 
+// Lattice's shipped checkpoint is a token model (mqar, char_lm); Default gives the default
+// vector config with random weights, whose geometric demos run in the same view, and
+// Trained goes back to the checkpoint and its task.
+TEST(ModelsScenario, DefaultGivesLatticesDemoConfigBesideItsTokenCheckpoint) {
+  Session s;
+  ModelTab* tab = openModelsTab(*s);
+  ASSERT_NE(tab, nullptr);
+  pickModel(tab, QStringLiteral("Lattice"), QStringLiteral("models_default_list"));
+  const QString shipped = trainedCheckpoint(QStringLiteral("lattice"));
+  ASSERT_EQ(tab->zoo()->weightsFile(), shipped);
+  EXPECT_TRUE(tab->zoo()->tasks().contains(QStringLiteral("mqar")));
+  EXPECT_FALSE(tab->zoo()->tasks().contains(QStringLiteral("orthogonal_bursts")));
+
+  click(findVisible<QPushButton>(tab, QStringLiteral("DefaultConfig")));
+  EXPECT_TRUE(tab->zoo()->weightsFile().isEmpty());
+  EXPECT_EQ(tab->zoo()->configJson().value("input", ""), "projected");
+  EXPECT_TRUE(tab->zoo()->tasks().contains(QStringLiteral("orthogonal_bursts")));
+  chooseInCombo(findVisible<QComboBox>(tab, QStringLiteral("ModelTask")),
+                QStringLiteral("orthogonal_bursts"));
+  runModel(tab);
+  EXPECT_EQ(tab->run()->task, "orthogonal_bursts");
+  EXPECT_TRUE(tab->run()->weightsPath.empty());
+  ASSERT_NE(qobject_cast<LatticeView*>(tab->currentView()), nullptr);
+  EXPECT_EQ(tab->stepBar()->count(), static_cast<int>(tab->run()->input.size()));
+  screenCheckpoint(*s.window, QStringLiteral("models_default_lattice_demo"));
+
+  click(findVisible<QPushButton>(tab, QStringLiteral("TrainedWeights")));
+  EXPECT_EQ(tab->zoo()->weightsFile(), shipped);
+  runModel(tab);
+  EXPECT_EQ(tab->run()->task, "mqar") << "the checkpoint's own task comes back";
+}
+
 // Beside the Lattice sphere the slot norms and write strengths charts are short at
 // 1600x1000: their value labels must read as numbers (the write strengths showed "...").
 TEST(ModelsScenario, TheLatticeChartsValueLabelsAreNumbers) {
