@@ -3,6 +3,7 @@
 - Reading programs: ops_from, next_id, node_at, groups, last_group, param, fractions,
   exacts.
 - Running: run_both, column_tokens, token_columns, expect_outputs.
+- The research scripts: run_experiment_script.
 - The `lsrl` CLI: find_cli, CliTestCase (a temporary folder and run_cli).
 - Graph and model files read with the json module only: read_graph, graph_differences,
   op_counts, Sidecar (safetensors, parsed by hand as docs/weights-format.md shows).
@@ -12,6 +13,7 @@ import json
 import os
 import struct
 import subprocess
+import sys
 import tempfile
 import unittest
 from fractions import Fraction
@@ -111,6 +113,18 @@ def expect_outputs(test, loop, tokens, expected, atol=0.0):
     test.assertEqual(floats.shape, (len(want[0]) if want else loop.output.dim, len(want)))
     np.testing.assert_allclose(floats.T, np.array(want, dtype=float).reshape(floats.T.shape),
                                rtol=0, atol=atol, err_msg="float64 backend")
+
+
+# ---- the research scripts ------------------------------------------------------------
+
+
+def run_experiment_script(name, *args, timeout=300):
+    """Runs scripts/experiments/<name> with this lsrl module importable; the finished
+    process (stdout and stderr as text)."""
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(lsrl.__file__)))
+    return subprocess.run([sys.executable, os.path.join(SOURCE_DIR, "scripts", "experiments",
+                                                        name), *args],
+                          env=env, capture_output=True, text=True, timeout=timeout)
 
 
 # ---- the CLI -------------------------------------------------------------------------

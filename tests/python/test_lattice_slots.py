@@ -6,22 +6,16 @@ reports; a checkpoint of another task is refused by name."""
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import unittest
 
-import lsrl
+from helpers import SOURCE_DIR, find_cli, run_experiment_script
 
-from helpers import SOURCE_DIR, find_cli
-
-SCRIPT = os.path.join(SOURCE_DIR, "scripts", "experiments", "lattice_slots.py")
 SHIPPED = os.path.join(SOURCE_DIR, "examples", "models", "lattice.safetensors")
-ENV = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(lsrl.__file__)))
 
 
 def slots(*args):
-    return subprocess.run([sys.executable, SCRIPT, *args], env=ENV, capture_output=True,
-                          text=True, timeout=300)
+    return run_experiment_script("lattice_slots.py", *args)
 
 
 class LatticeSlots(unittest.TestCase):

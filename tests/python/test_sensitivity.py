@@ -5,25 +5,19 @@ measured as growth; bad arguments are refused."""
 
 import json
 import os
-import subprocess
 import sys
 import unittest
 
-import lsrl
-
-from helpers import SOURCE_DIR
+from helpers import SOURCE_DIR, run_experiment_script
 
 sys.path.insert(0, os.path.join(SOURCE_DIR, "scripts", "experiments"))
 import sensitivity  # noqa: E402
 
-SCRIPT = os.path.join(SOURCE_DIR, "scripts", "experiments", "sensitivity.py")
 SHIPPED = os.path.join(SOURCE_DIR, "examples", "models", "lattice.safetensors")
-ENV = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(lsrl.__file__)))
 
 
 def run(*args):
-    return subprocess.run([sys.executable, SCRIPT, *args], env=ENV, capture_output=True,
-                          text=True, timeout=300)
+    return run_experiment_script("sensitivity.py", *args)
 
 
 class Sensitivity(unittest.TestCase):
