@@ -11,8 +11,9 @@ Each experiment is the sweep spec examples/sweeps/<name>.json with a "table" sec
 `run` is `lsrl sweep` of that spec into OUT/<name>.jsonl, its checkpoints and logs in
 OUT/<name>.checkpoints/ (a rerun finishes what is missing). `table` prints the
 experiment's markdown table from a sweep's output (its runs in the spec's grid; an output
-may hold other runs, as when a second stage starts from a copy of the first's): per row the held-out accuracy as mean ±
-std over its seeds (and each seed) beside the paper's figure. `ship` copies, per model kind
+may hold other runs, as when a second stage starts from a copy of the first's): per row
+the held-out accuracy as mean ± std over its seeds (and each seed) beside the paper's
+figure. `ship` copies, per model kind
 of the experiment, its best run (highest held-out accuracy, among the rows the table's
 "ship" prefix names) to examples/models/<kind>.safetensors with its .log.jsonl beside it
 and <kind>.json (the run's record: command, config, seed, accuracy, wall time, and
@@ -73,33 +74,33 @@ def _contains(params, entry):
                for k, v in entry.items())
 
 
-def grid_position(spec, params):
-    """Where a run's parameters stand in the spec's grid (axes but the seed, in order), so
-    that the table lists rows as the spec writes them."""
-    position = []
+def _axis_matches(spec, params):
+    """Per grid axis but the seed, in order: (the index of the run's value or entry among
+    the axis's, or None; the axis's length; whether the run has no value for it)."""
     for axis, values in spec.get("grid", {}).items():
         if axis == "seed":
             continue
         if axis == "with" or axis.startswith("with_"):
             match = [i for i, entry in enumerate(values) if _contains(params, entry)]
+            missing = False
         else:
-            match = [i for i, v in enumerate(values) if v == _value(params, axis)]
-        position.append(match[0] if match else len(values))
-    return position
+            value = _value(params, axis)
+            match = [i for i, v in enumerate(values) if v == value]
+            missing = value == {}
+        yield (match[0] if match else None), len(values), missing
+
+
+def grid_position(spec, params):
+    """Where a run's parameters stand in the spec's grid (axes but the seed, in order), so
+    that the table lists rows as the spec writes them."""
+    return [length if index is None else index
+            for index, length, _ in _axis_matches(spec, params)]
 
 
 def in_grid(spec, params):
     """Whether a run's parameters are a point of the spec's grid (the seed aside): an output
     may also hold other sweeps' runs, e.g. the learning rates a later stage did not keep."""
-    for axis, values in spec.get("grid", {}).items():
-        if axis == "seed":
-            continue
-        if axis == "with" or axis.startswith("with_"):
-            if not any(_contains(params, entry) for entry in values):
-                return False
-        elif _value(params, axis) not in ({}, *values):
-            return False
-    return True
+    return all(index is not None or missing for index, _, missing in _axis_matches(spec, params))
 
 
 def records(spec, path):

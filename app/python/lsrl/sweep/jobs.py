@@ -5,8 +5,9 @@ a worker, with its output parsed into the task's figures.
 A job checks a task's parameters before anything runs (`check`), builds the command
 (`command`), names the files it writes outside its own scratch folder (`outputs`) and reads
 what the command wrote (`figures`, given the command it ran). They get the task's id and
-the sweep's checkpoint folder, which only training uses. Every job also takes "label", a free text that names the
-task in "run" formats and tables (docs/sweeps.md) and is passed to no command.
+the sweep's checkpoint folder, which only training uses. Every job also takes "label", a
+free text that names the task in "run" formats and tables (docs/sweeps.md) and is passed
+to no command.
 """
 
 from __future__ import annotations
